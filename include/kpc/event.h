@@ -1,0 +1,89 @@
+/**
+ * @file kpc/event.h
+ * @brief Read-only information about one countable event.
+ * @defgroup kp_event Events
+ *
+ * A kp_event_t is a borrowed object: it belongs to the sampler's event database and stays
+ * valid until the last handle of that sampler (the sampler and every kp_thread_t created
+ * from it) is freed. Never free it. Every accessor is thread-safe and accepts NULL
+ * (returning NULL, 0 or -1 as stated), and none of them sets the last error.
+ *
+ * Generic events (cycles, instructions, task-clock, ...; see docs/events.md) mean the same
+ * thing on every backend. Native events carry the backend's own name (a kpep name such as
+ * L1D_CACHE_MISS_LD_NONSPEC on Apple, a raw "r<hex>" code or a libpfm4 name on Linux).
+ * @{
+ */
+#ifndef KPC_EVENT_H
+#define KPC_EVENT_H
+
+#include <stdint.h>
+#include "export.h"
+
+KP_BEGIN_DECL
+
+/** Opaque, borrowed event description. */
+typedef struct kp_event kp_event_t;
+
+/** Which kind of counter an event needs. Explicit, stable values. */
+typedef enum kp_event_kind {
+    KP_EVENT_FIXED = 0,        /**< A fixed-function hardware counter (Apple: cycles, instructions). */
+    KP_EVENT_CONFIGURABLE = 1, /**< A programmable hardware counter. */
+    KP_EVENT_SOFTWARE = 2      /**< Counted by the OS kernel (task-clock, page-faults, ...). */
+} kp_event_kind_t;
+
+/** Name the event was looked up by: the generic name for generic events. NULL if e is NULL. */
+KP_API const char *kp_event_name(const kp_event_t *e);
+
+/**
+ * The backend's own name for the event: e.g. "FIXED_CYCLES" (kperf) or
+ * "PERF_COUNT_HW_CPU_CYCLES" (perf_event). For an unavailable generic event this is the
+ * first native candidate, or "" when the backend has none. NULL if e is NULL.
+ */
+KP_API const char *kp_event_native_name(const kp_event_t *e);
+
+/** One-line description; "" when the backend has none. NULL if e is NULL. */
+KP_API const char *kp_event_description(const kp_event_t *e);
+
+/** The kind of counter, as kp_event_kind_t; -1 if e is NULL. */
+KP_API int kp_event_kind(const kp_event_t *e);
+
+/** 1 if this is one of libkpc's generic events, 0 if native (or e is NULL). */
+KP_API int kp_event_is_generic(const kp_event_t *e);
+
+/**
+ * 1 if the event can be counted on this machine, 0 if not (or e is NULL). Availability is
+ * what the hardware and OS offer; permission is separate (see kp_sampler_access()).
+ */
+KP_API int kp_event_is_available(const kp_event_t *e);
+
+/** Why the event is unavailable, with what to do; "" when available. NULL if e is NULL. */
+KP_API const char *kp_event_unavailable_reason(const kp_event_t *e);
+
+/** Apple kpep alias (e.g. "Cycles"); NULL when there is none or e is NULL. */
+KP_API const char *kp_event_alias(const kp_event_t *e);
+
+/** Apple kpep errata note; NULL when there is none or e is NULL. */
+KP_API const char *kp_event_errata(const kp_event_t *e);
+
+/** Apple kpep fallback event name (e.g. "INST_ALL"); NULL when there is none or e is NULL. */
+KP_API const char *kp_event_fallback(const kp_event_t *e);
+
+/**
+ * Bitmap of the absolute hardware counters the event may use (bit 0 = counter 0);
+ * 0 when the backend does not say (perf_event, software events) or e is NULL.
+ */
+KP_API uint32_t kp_event_counters_mask(const kp_event_t *e);
+
+/**
+ * Backend encoding of the event: the kpep selector number on Apple, the perf_event
+ * attr.config on Linux. 0 if e is NULL.
+ */
+KP_API uint64_t kp_event_selector(const kp_event_t *e);
+
+/** Index of the fixed counter the event must use, or -1 (configurable, software, NULL). */
+KP_API int kp_event_fixed_counter(const kp_event_t *e);
+
+KP_END_DECL
+
+/** @} */
+#endif /* KPC_EVENT_H */

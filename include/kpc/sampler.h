@@ -1,0 +1,156 @@
+/**
+ * @file kpc/sampler.h
+ * @brief kp_sampler_t: a counting session (backend, CPU, event database, counter ownership).
+ * @defgroup kp_sampler Sampler
+ *
+ * Create one sampler per process. It loads a backend, identifies the CPU, builds the event
+ * database and, on Apple, takes the hardware counters from the Power Manager (restored when
+ * the sampler is released or freed). Events are counted through kp_thread_t handles made
+ * from it (kpc/thread.h).
+ *
+ * Thread rules: every sampler function may be called from any thread, concurrently, except
+ * that kp_sampler_free() must not race with another call on the same sampler.
+ *
+ * Lifetime: a kp_thread_t keeps its sampler's session alive, so kp_sampler_free() and
+ * kp_thread_free() may be called in any order (garbage-collected bindings rely on this).
+ * @{
+ */
+#ifndef KPC_SAMPLER_H
+#define KPC_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "export.h"
+#include "event.h"
+
+KP_BEGIN_DECL
+
+/** Opaque session handle. */
+typedef struct kp_sampler kp_sampler_t;
+
+/** Backend selection. Explicit, stable values. */
+typedef enum kp_backend {
+    KP_BACKEND_AUTO = 0,       /**< KPC_BACKEND, then the platform's own (kperf on macOS, perf_event on Linux). */
+    KP_BACKEND_KPERF = 1,      /**< Apple kperf.framework / kperfdata.framework, loaded with dlopen. */
+    KP_BACKEND_PERF_EVENT = 2  /**< Linux perf_event_open. */
+} kp_backend_t;
+
+/** Current version of kp_sampler_options_t; pass it to kp_sampler_options_init(). */
+#define KP_SAMPLER_OPTIONS_VERSION 1
+
+/**
+ * Options for kp_sampler_new(). Always initialise with kp_sampler_options_init() so that
+ * fields added in later versions get their defaults.
+ *
+ * Unset fields fall back to the environment, then to the platform default:
+ *  - backend: KP_BACKEND_AUTO -> KPC_BACKEND (auto|kperf|perf_event) -> platform;
+ *  - kperf_path: NULL -> KPC_KPERF_PATH -> /System/Library/PrivateFrameworks/kperf.framework/kperf;
+ *  - kperfdata_path: NULL -> KPC_KPERFDATA_PATH -> .../kperfdata.framework/kperfdata.
+ */
+typedef struct kp_sampler_options {
+    unsigned int version;       /**< KP_SAMPLER_OPTIONS_VERSION. */
+    kp_backend_t backend;       /**< Which backend to load. */
+    const char *kperf_path;     /**< Path of the kperf framework binary, or NULL. Copied by kp_sampler_new(). */
+    const char *kperfdata_path; /**< Path of the kperfdata framework binary, or NULL. Copied by kp_sampler_new(). */
+} kp_sampler_options_t;
+
+/**
+ * Fill @p opts with defaults for structure version @p version.
+ * @return KP_OK; KP_EINVAL if opts is NULL or version is not one this library knows.
+ * Thread-safe.
+ */
+KP_API int kp_sampler_options_init(kp_sampler_options_t *opts, unsigned int version);
+
+/**
+ * Constructor for kp_sampler_t.
+ * @param[out] out receives the new sampler; set to NULL on failure. Free with kp_sampler_free().
+ * @param opts options, or NULL for all defaults. Not retained.
+ * @return KP_OK, or
+ *   KP_EINVAL (out NULL, bad options version, bad KPC_BACKEND value),
+ *   KP_EUNSUPPORTED (backend not built for this platform),
+ *   KP_ELOAD (framework or symbol missing; the message names it and quotes dlerror()),
+ *   KP_ELAYOUT (kperfdata struct layout not recognised),
+ *   KP_EFRAMEWORK (kpep database could not be opened; message carries the kpep code),
+ *   KP_ENOMEM.
+ * Missing permission does NOT fail here: the event database stays readable. Use
+ * kp_sampler_access() to ask whether counting will work; kp_thread_new() reports it.
+ * Thread-safe.
+ */
+KP_API int kp_sampler_new(kp_sampler_t **out, const kp_sampler_options_t *opts);
+
+/**
+ * Destructor for kp_sampler_t. Accepts NULL. Threads made from the sampler stay usable
+ * until they are freed; the session (and, on Apple, the counters) ends with the last handle.
+ */
+KP_API void kp_sampler_free(kp_sampler_t *s);
+
+/**
+ * Give the hardware counters back while keeping the event database readable. Stops any
+ * counting of this session's threads in the kernel, restores Apple's force_all_ctrs to the
+ * value saved at creation, and makes every later kp_thread_new/start/sample fail with
+ * KP_ESTATE. Idempotent.
+ * @return KP_OK; KP_EINVAL if s is NULL; KP_EKERNEL if the OS refused to restore a setting
+ *         (the release still takes effect).
+ */
+KP_API int kp_sampler_release(kp_sampler_t *s);
+
+/** The backend in use, as kp_backend_t; -1 if s is NULL. */
+KP_API int kp_sampler_backend(const kp_sampler_t *s);
+
+/** Backend name: "kperf" or "perf_event". Static string; NULL if s is NULL. */
+KP_API const char *kp_sampler_backend_name(const kp_sampler_t *s);
+
+/**
+ * Machine-readable CPU / event-database identifier: the kpep database name on Apple
+ * ("a14", "as4", ...), "<vendor>-<family>-<model>" on Linux. Owned by the sampler; NULL if
+ * s is NULL.
+ */
+KP_API const char *kp_sampler_cpu_id(const kp_sampler_t *s);
+
+/** Human CPU name: "Apple M1", or the model name from /proc/cpuinfo. Owned by the sampler; NULL if s is NULL. */
+KP_API const char *kp_sampler_cpu_name(const kp_sampler_t *s);
+
+/**
+ * PMU description: e.g. "Apple PMU (a14, M1 generation)" or "cpu" (Linux sysfs PMU), or
+ * "none" when the machine has no usable hardware PMU. Owned by the sampler; NULL if s is NULL.
+ */
+KP_API const char *kp_sampler_pmu_name(const kp_sampler_t *s);
+
+/**
+ * Number of hardware counters.
+ * @param[out] fixed_out fixed-function counters (may be NULL).
+ * @param[out] configurable_out programmable counters (may be NULL).
+ * @return KP_OK, or KP_EINVAL if s is NULL.
+ */
+KP_API int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_out,
+                                    const kp_sampler_t *s);
+
+/**
+ * Whether this process may count hardware events now.
+ * @return KP_OK if it may; otherwise the code kp_thread_new() would return for a hardware
+ *   event (KP_EPERM: not root / perf_event_paranoid too strict; KP_EBUSY: another tool holds
+ *   the counters; KP_EUNSUPPORTED: no PMU; KP_ESTATE: released) with the detailed message set.
+ *   KP_EINVAL if s is NULL.
+ */
+KP_API int kp_sampler_access(const kp_sampler_t *s);
+
+/** Number of events in the database (grows when kp_sampler_event_find() adds a raw event). 0 if s is NULL. */
+KP_API size_t kp_sampler_event_count(const kp_sampler_t *s);
+
+/** Event number @p index of the database, or NULL when out of range or s is NULL. Borrowed. */
+KP_API const kp_event_t *kp_sampler_event_at(const kp_sampler_t *s, size_t index);
+
+/**
+ * Look an event up by generic or native name (on Linux also "r<hex>" raw codes and, when
+ * built with libpfm4, PMU event names, which are added to the database).
+ * @param[out] out receives a borrowed event; NULL on failure.
+ * @return KP_OK; KP_EINVAL (NULL argument); KP_EUNKNOWN_EVENT (no such name; the message
+ *         suggests close names); KP_ENOMEM.
+ * Finding an event does not mean it is available: check kp_event_is_available().
+ */
+KP_API int kp_sampler_event_find(const kp_event_t **out, kp_sampler_t *s, const char *name);
+
+KP_END_DECL
+
+/** @} */
+#endif /* KPC_SAMPLER_H */

@@ -1,0 +1,114 @@
+/**
+ * @file kpc/thread.h
+ * @brief kp_thread_t: a set of events counted on the thread that created it.
+ * @defgroup kp_thread Thread counters
+ *
+ * Typical use:
+ * @code
+ *   const char *names[] = {"cycles", "instructions"};
+ *   kp_thread_t *t;
+ *   if (kp_thread_new(&t, sampler, names, 2) == KP_OK) {
+ *       uint64_t before[2], after[2];
+ *       kp_thread_start(t);
+ *       kp_thread_sample(t, before, 2);
+ *       work();
+ *       kp_thread_sample(t, after, 2);
+ *       kp_thread_free(t);
+ *   }
+ * @endcode
+ *
+ * Values are running totals (never decreasing) of what the creating thread did while the
+ * handle was started; stop pauses them and start resumes. Take differences between samples.
+ *
+ * Thread rules: kp_thread_start, kp_thread_stop, kp_thread_sample and
+ * kp_thread_sample_full must be called on the thread that created the handle; from any
+ * other thread they return KP_EWRONG_THREAD and do nothing. The event accessors and
+ * kp_thread_free may be called from any thread (so finalizers can free), but never
+ * concurrently with another call on the same handle.
+ * @{
+ */
+#ifndef KPC_THREAD_H
+#define KPC_THREAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "export.h"
+#include "event.h"
+#include "sampler.h"
+
+KP_BEGIN_DECL
+
+/** Opaque per-thread counter set. */
+typedef struct kp_thread kp_thread_t;
+
+/**
+ * Constructor for kp_thread_t: prepares @p count events for the calling thread. Counting
+ * begins at kp_thread_start().
+ * @param[out] out receives the handle (NULL on failure); free with kp_thread_free().
+ * @param s the sampler; kept alive by the handle. Not consumed.
+ * @param events array of @p count event names (generic or native); copied.
+ * @param count 1 to 32 events.
+ * @return KP_OK, or KP_EINVAL (NULL argument, count 0 or too large, duplicate name),
+ *   KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE (event not on this machine/OS; message names it),
+ *   KP_ECONFLICT (events cannot share the counters; message names them and the counters),
+ *   KP_EPERM, KP_EBUSY, KP_EUNSUPPORTED, KP_ESTATE (sampler released), KP_EKERNEL,
+ *   KP_EFRAMEWORK, KP_ENOMEM.
+ * Apple: the configuration is system-wide; while another kp_thread_t of a different event
+ * set is counting, this returns KP_EBUSY (see docs/apple.md).
+ */
+KP_API int kp_thread_new(kp_thread_t **out, kp_sampler_t *s, const char *const *events,
+                         size_t count);
+
+/** Destructor: stops counting if started and releases the handle. Accepts NULL. Any thread. */
+KP_API void kp_thread_free(kp_thread_t *t);
+
+/**
+ * Start (or resume) counting. Idempotent: starting a started handle does nothing.
+ * @return KP_OK; KP_EINVAL (NULL); KP_EWRONG_THREAD; KP_ESTATE (sampler released);
+ *   KP_EBUSY; KP_EPERM; KP_EKERNEL.
+ */
+KP_API int kp_thread_start(kp_thread_t *t);
+
+/**
+ * Stop (pause) counting. Idempotent. Totals stay readable with kp_thread_sample().
+ * @return KP_OK; KP_EINVAL; KP_EWRONG_THREAD; KP_EKERNEL.
+ */
+KP_API int kp_thread_stop(kp_thread_t *t);
+
+/**
+ * Write the running totals into @p values, in the order the events were given.
+ * Allocates nothing on the heap.
+ * @param values caller buffer of at least kp_thread_event_count(t) elements.
+ * @param count size of @p values in elements.
+ * @return KP_OK; KP_EINVAL (NULL); KP_EBUFSIZE (count too small); KP_EWRONG_THREAD;
+ *   KP_ESTATE (never started, or sampler released); KP_EKERNEL.
+ */
+KP_API int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
+
+/**
+ * kp_thread_sample() plus, per event, whether it ran the whole time.
+ * @param complete optional (NULL allowed) buffer of @p count bytes: 1 when the event was
+ *   on a counter the whole time it was enabled, 0 when the kernel multiplexed it (its
+ *   value then covers only *time_running_ns of *time_enabled_ns).
+ * @param time_enabled_ns optional: nanoseconds the events were enabled (0 when the backend
+ *   does not measure it; Apple counters are never multiplexed).
+ * @param time_running_ns optional: nanoseconds they were on a counter (0 likewise).
+ * @return as kp_thread_sample(). Allocates nothing on the heap.
+ */
+KP_API int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete,
+                                 size_t count, uint64_t *time_enabled_ns,
+                                 uint64_t *time_running_ns);
+
+/** 1 if started, 0 if not (or t is NULL). */
+KP_API int kp_thread_is_running(const kp_thread_t *t);
+
+/** Number of events in the set; 0 if t is NULL. */
+KP_API size_t kp_thread_event_count(const kp_thread_t *t);
+
+/** Event @p index of the set, or NULL when out of range or t is NULL. Borrowed. */
+KP_API const kp_event_t *kp_thread_event_at(const kp_thread_t *t, size_t index);
+
+KP_END_DECL
+
+/** @} */
+#endif /* KPC_THREAD_H */

@@ -1,0 +1,84 @@
+/*
+ * kpsim.h: test-only control surface of the kperf simulator.
+ *
+ * The simulator is two shared libraries, libkperf_sim.so and libkperfdata_sim.so, that
+ * export Apple's kperf.framework / kperfdata.framework symbols with Apple's signatures,
+ * struct layouts and documented kernel behaviour (../shared/reference/apple-kperf.md).
+ * libkpc loads them by path exactly as it loads the real frameworks.
+ *
+ * These kpsim_* functions are NOT part of Apple's ABI. Tests link the simulator libraries
+ * directly to call them; the dynamic loader then hands libkpc's dlopen() the same instance,
+ * so tests see and steer the very state libkpc drives. Processes that cannot link them
+ * (the kpc CLI) steer the simulator with the KPSIM_* environment variables, read when
+ * each library is loaded and by kpsim_reset().
+ */
+#ifndef KPSIM_H
+#define KPSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- libkperf_sim.so: the simulated XNU kernel behind the kpc_* / kperf_* calls ---- */
+
+/* A snapshot of the simulated kernel state, to prove nothing was left behind. */
+typedef struct kpsim_kernel_state {
+    uint32_t counting;          /* kpc.counting class mask */
+    uint32_t thread_counting;   /* kpc.thread_counting class mask */
+    int force_all_ctrs;         /* kpc.force_all_ctrs as seen by this process */
+    int force_owner;            /* 0 none, 1 this process, 2 another process */
+    uint32_t config_words;      /* number of non-zero configurable config words programmed */
+    uint64_t config[8];         /* last config accepted by kpc_set_config (configurable class) */
+    uint32_t applied_config_words; /* config words live in the counters (applied at counting start) */
+    uint32_t thread_buffers;    /* threads whose lazy per-thread buffer exists */
+    uint64_t calls;             /* total calls into kpc_* / kperf_* since reset */
+} kpsim_kernel_state;
+
+/* Reset the whole simulated kernel to boot state, then re-read the KPSIM_* environment. */
+void kpsim_reset(void);
+/* Copy the current kernel state. */
+void kpsim_kernel_get_state(kpsim_kernel_state *out);
+
+/* Whether the caller is root (or the blessed pid). Env: KPSIM_ROOT=0|1 (default 1). */
+void kpsim_set_root(int is_root);
+/* Another CPC owner (perfmon, Instruments) holds the CPMU: every kpc call needing
+ * ktrace access returns EBUSY. Env: KPSIM_PMU_BUSY=1. */
+void kpsim_set_pmu_busy(int busy);
+/* Another process has forced all counters: force_all_ctrs_set(1) returns EACCES.
+ * Env: KPSIM_FORCE_HELD=1. */
+void kpsim_set_force_held_elsewhere(int held);
+/* Restrict kpc_set_config to these selectors (secure CPC); count 0 = allow every selector
+ * present in the running chip's database. Env: KPSIM_DENY=<sel>,<sel> removes selectors. */
+void kpsim_set_allow_list(const uint16_t *selectors, size_t count);
+/* Deny one selector (EPERM from kpc_set_config). */
+void kpsim_deny_selector(uint16_t selector);
+
+/* Fault injection: the nth call (1 = next) from now on of `symbol` (a kpc_* / kperf_*
+ * name) fails, returning the failure value its real counterpart returns and setting errno
+ * to err_no. Returns 0, or -1 if the symbol is not simulated. Env: KPSIM_FAIL=sym:nth:errno */
+int kpsim_fail(const char *symbol, int nth, int err_no);
+/* Remove every pending fault. */
+void kpsim_clear_faults(void);
+
+/* ---- libkperfdata_sim.so: the kpep event databases ---- */
+
+/* Choose the database kpep_db_create(NULL) opens: "a14", "a15", "as1", "as4", "as5",
+ * "a14-legacy48" (48-byte kpep_event layout), or an unknown name such as "zz9".
+ * Env: KPSIM_DB (default "a14"). */
+int kpsim_data_set_db(const char *name);
+/* Fault injection for kpep_* functions: the nth call returns kpep error `code`. */
+int kpsim_data_fail(const char *symbol, int nth, int code);
+void kpsim_data_clear_faults(void);
+/* Live objects created by kpep_db_create / kpep_config_create and not yet freed. */
+size_t kpsim_data_live_dbs(void);
+size_t kpsim_data_live_configs(void);
+/* Reset the data library (faults, chosen db from KPSIM_DB). Live-object counts are kept. */
+void kpsim_data_reset(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KPSIM_H */
