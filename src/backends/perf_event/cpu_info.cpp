@@ -1,0 +1,78 @@
+#include "backends/perf_event/cpu_info.hpp"
+
+#include <dirent.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include <fstream>
+#include <string>
+
+namespace kpc::perf {
+namespace {
+
+std::string cpuinfo_field(const std::string &key) {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.compare(0, key.size(), key) != 0) continue;
+        auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string v = line.substr(colon + 1);
+        v.erase(0, v.find_first_not_of(" \t"));
+        return v;
+    }
+    return "";
+}
+
+// The first hardware PMU perf_event knows: "cpu" (x86), "cpu_core" (hybrid), "armv8_*", "apple_*".
+std::string hardware_pmu_name() {
+    const char *candidates[] = {"cpu", "cpu_core", "cpu_atom"};
+    for (const char *c : candidates) {
+        std::ifstream f(std::string("/sys/bus/event_source/devices/") + c + "/type");
+        if (f) return c;
+    }
+    std::string found;
+    if (DIR *d = opendir("/sys/bus/event_source/devices")) {
+        while (dirent *ent = readdir(d)) {
+            std::string n = ent->d_name;
+            if (n.rfind("armv8", 0) == 0 || n.rfind("apple_", 0) == 0 || n.rfind("arm_", 0) == 0) {
+                found = n;
+                break;
+            }
+        }
+        closedir(d);
+    }
+    return found;
+}
+
+}  // namespace
+
+PmuShape detect_pmu() {
+    PmuShape s;
+    std::string vendor = cpuinfo_field("vendor_id");
+    std::string family = cpuinfo_field("cpu family");
+    std::string model = cpuinfo_field("model\t");
+    if (model.empty()) model = cpuinfo_field("model");
+    s.cpu.name = cpuinfo_field("model name");
+    if (vendor.empty()) vendor = cpuinfo_field("CPU implementer");  // arm64
+    if (family.empty()) family = cpuinfo_field("CPU architecture");
+    if (model.empty() || model == s.cpu.name) model = cpuinfo_field("CPU part");
+    if (s.cpu.name.empty()) s.cpu.name = vendor.empty() ? "unknown CPU" : vendor + " CPU";
+    s.cpu.id = (vendor.empty() ? "unknown" : vendor) + "-" + (family.empty() ? "0" : family) + "-" +
+               (model.empty() ? "0" : model);
+    std::string pmu = hardware_pmu_name();
+    s.has_pmu = !pmu.empty();
+    s.cpu.pmu = s.has_pmu ? pmu : "none";
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (s.has_pmu && __get_cpuid_max(0, nullptr) >= 0xA && __get_cpuid(0xA, &a, &b, &c, &d)) {
+        s.configurable = (a >> 8) & 0xFF;
+        s.fixed = (a & 0xFF) > 1 ? (d & 0x1F) : 0;
+    }
+    if (s.has_pmu && s.configurable == 0 && vendor == "AuthenticAMD") s.configurable = 6;
+#endif
+    return s;
+}
+
+}  // namespace kpc::perf

@@ -1,0 +1,39 @@
+// One kp_thread_t's events as a single perf_event group on the calling thread, read with
+// one read() (PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING).
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <vector>
+
+#include "core/backend.hpp"
+
+namespace kpc::perf {
+
+// Largest group a kp_thread_t may hold (kp_thread_new enforces it).
+constexpr size_t kMaxGroup = 32;
+
+// attr for `e`; hardware events count user mode only, matching Apple's kpc (docs/events.md).
+perf_event_attr make_attr(const Event &e);
+bool is_hardware(const Event &e);
+// perf_event_open, retrying software events user-only when the paranoid level forbids
+// kernel counting. Returns the fd or -1 with errno set.
+int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags);
+
+class EventGroup final : public ThreadCounters {
+public:
+    explicit EventGroup(const std::vector<const Event *> &events);
+    ~EventGroup() override;
+    void start() override;
+    void stop() override;
+    int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
+             uint64_t *running_ns) noexcept override;
+    int leader_fd() const { return fds_.empty() ? -1 : fds_[0]; }
+
+private:
+    std::vector<int> fds_;
+    size_t n_ = 0;
+    uint64_t buf_[3 + kMaxGroup] = {};  // nr, time_enabled, time_running, values...
+};
+
+}  // namespace kpc::perf

@@ -1,0 +1,17 @@
+// Native Linux event names: raw "r<hex>" codes, and PMU event names through libpfm4.
+#pragma once
+
+#include <string_view>
+
+#include "core/event.hpp"
+
+namespace kpc::perf {
+
+// Fills `out` for "r<hex>" (throws KP_EUNKNOWN_EVENT with the fix for malformed hex) or,
+// when built with libpfm4, a name libpfm4 can encode. Returns false for other names.
+bool resolve_native(std::string_view name, Event &out);
+
+// Whether native PMU names (libpfm4) were built in.
+bool have_libpfm();
+
+}  // namespace kpc::perf

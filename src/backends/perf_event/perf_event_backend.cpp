@@ -1,0 +1,166 @@
+// The Linux backend: perf_event_open on the calling thread (pid=0, cpu=-1).
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/perf_event/cpu_info.hpp"
+#include "backends/perf_event/event_group.hpp"
+#include "backends/perf_event/generic_map.hpp"
+#include "backends/perf_event/native_names.hpp"
+#include "backends/perf_event/perf_errors.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+#include "core/event_database.hpp"
+#include "core/generic_events.hpp"
+
+namespace kpc {
+namespace perf {
+namespace {
+
+// Try to open `e` alone on this thread, disabled, to learn whether it can be counted.
+int probe(const Event &e, std::string *why) {
+    perf_event_attr a = make_attr(e);
+    a.disabled = 1;
+    int fd = open_event(a, 0, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        return KP_OK;
+    }
+    int err = errno;
+    return diagnose_open_error(err, e.name, is_hardware(e), false, why);
+}
+
+// Counters on a child process: one inherited event per fd (the kernel refuses
+// PERF_FORMAT_GROUP with inherit), enabled when the child calls exec.
+class ChildCounters final : public ProcessCounters {
+public:
+    ChildCounters(const std::vector<const Event *> &events, int pid) : results_(events.size()) {
+        for (size_t i = 0; i < events.size(); ++i) {
+            perf_event_attr a = make_attr(*events[i]);
+            a.disabled = 1;
+            a.inherit = 1;
+            a.enable_on_exec = 1;
+            a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+            int fd = open_event(a, pid, -1, PERF_FLAG_FD_CLOEXEC);
+            if (fd < 0) {
+                int err = errno;
+                diagnose_open_error(err, events[i]->name, is_hardware(*events[i]), false,
+                                    &results_[i].error);
+            }
+            fds_.push_back(fd);
+        }
+    }
+    ~ChildCounters() override {
+        for (int fd : fds_)
+            if (fd >= 0) close(fd);
+    }
+    std::vector<ProcessCount> read() override {
+        for (size_t i = 0; i < fds_.size(); ++i) {
+            if (fds_[i] < 0) continue;
+            uint64_t buf[3] = {};
+            if (::read(fds_[i], buf, sizeof buf) != static_cast<ssize_t>(sizeof buf)) {
+                results_[i].error = "read() of the counter failed " + errno_text(errno);
+                continue;
+            }
+            results_[i].counted = true;
+            results_[i].value = buf[0];
+            results_[i].enabled_ns = buf[1];
+            results_[i].running_ns = buf[2];
+        }
+        return results_;
+    }
+
+private:
+    std::vector<int> fds_;
+    std::vector<ProcessCount> results_;
+};
+
+class PerfEventBackend final : public Backend {
+public:
+    PerfEventBackend() : shape_(detect_pmu()) {}
+
+    kp_backend_t kind() const override { return KP_BACKEND_PERF_EVENT; }
+    const char *name() const override { return "perf_event"; }
+    const CpuInfo &cpu() const override { return shape_.cpu; }
+    uint32_t fixed_counters() const override { return shape_.fixed; }
+    uint32_t configurable_counters() const override { return shape_.configurable; }
+
+    void check_access() const override {
+        Event cycles;
+        cycles.name = "cycles";
+        cycles.kind = KP_EVENT_CONFIGURABLE;
+        Encoding enc = encode_generic(GenericId::cycles);
+        cycles.perf_type = enc.type;
+        cycles.perf_config = enc.config;
+        std::string why;
+        int status = probe(cycles, &why);
+        if (status == KP_OK) return;
+        // No PMU at all is "unsupported" for the machine, "unavailable" for one event.
+        if (status == KP_EUNAVAILABLE) status = KP_EUNSUPPORTED;
+        fail(status, why);
+    }
+
+    void populate(EventDatabase &db) override {
+        size_t n = 0;
+        const GenericEvent *all = generic_events(&n);
+        for (size_t i = 0; i < n; ++i) {
+            Event e;
+            Encoding enc = encode_generic(all[i].id);
+            e.name = all[i].name;
+            e.native_name = enc.native_name;
+            e.description = all[i].description;
+            e.generic = true;
+            e.kind = all[i].software ? KP_EVENT_SOFTWARE : KP_EVENT_CONFIGURABLE;
+            e.perf_type = enc.type;
+            e.perf_config = enc.config;
+            e.selector = enc.config;
+            std::string why;
+            int status = probe(e, &why);
+            // Only "this machine cannot count it" makes an event unavailable; a
+            // permission problem is reported by kp_sampler_access / kp_thread_new.
+            if (status == KP_EUNAVAILABLE || status == KP_ECONFLICT || status == KP_EKERNEL) {
+                e.available = false;
+                e.unavailable_reason = why;
+            }
+            db.add(std::move(e));
+        }
+    }
+
+    bool resolve_dynamic(std::string_view name, Event &out) override {
+        return resolve_native(name, out);
+    }
+
+    std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override {
+        for (const Event *e : events)
+            if (!e->available)
+                fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
+                                          e->unavailable_reason);
+        return std::make_unique<EventGroup>(events);
+    }
+
+    std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
+                                                  int pid) override {
+        return std::make_unique<ChildCounters>(events, pid);
+    }
+
+    // perf_event counters are per-fd; nothing global to give back. kp_thread_t handles
+    // refuse to start or sample after release and close their fds when freed.
+    void release() override {}
+
+private:
+    PmuShape shape_;
+};
+
+}  // namespace
+}  // namespace perf
+
+std::unique_ptr<Backend> make_perf_event_backend() {
+    return std::make_unique<perf::PerfEventBackend>();
+}
+
+}  // namespace kpc

@@ -1,0 +1,112 @@
+#include "kpc/sampler.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "capi/guard.hpp"
+#include "capi/handles.hpp"
+
+using kpc::fail;
+using kpc::guarded;
+
+extern "C" {
+
+int kp_sampler_options_init(kp_sampler_options_t *opts, unsigned int version) {
+    return guarded([&] {
+        if (!opts) fail(KP_EINVAL, "kp_sampler_options_init: opts is NULL");
+        if (version < 1 || version > KP_SAMPLER_OPTIONS_VERSION)
+            fail(KP_EINVAL, "kp_sampler_options_init: version " + std::to_string(version) +
+                                " is not known to this library (it knows 1 to " +
+                                std::to_string(KP_SAMPLER_OPTIONS_VERSION) + ")");
+        std::memset(opts, 0, sizeof *opts);
+        opts->version = version;
+        opts->backend = KP_BACKEND_AUTO;
+        return KP_OK;
+    });
+}
+
+int kp_sampler_new(kp_sampler_t **out, const kp_sampler_options_t *opts) {
+    if (out) *out = nullptr;
+    return guarded([&] {
+        if (!out) fail(KP_EINVAL, "kp_sampler_new: out is NULL");
+        kpc::BackendConfig config = kpc::resolve_config(opts);
+        auto handle = std::make_unique<kp_sampler>();
+        handle->session = std::make_shared<kpc::Session>(config);
+        *out = handle.release();
+        return KP_OK;
+    });
+}
+
+void kp_sampler_free(kp_sampler_t *s) {
+    delete s;  // the session lives on while threads hold it
+}
+
+int kp_sampler_release(kp_sampler_t *s) {
+    return guarded([&] {
+        if (!s) fail(KP_EINVAL, "kp_sampler_release: sampler is NULL");
+        s->session->release();
+        return KP_OK;
+    });
+}
+
+int kp_sampler_backend(const kp_sampler_t *s) {
+    return s ? static_cast<int>(s->session->backend().kind()) : -1;
+}
+
+const char *kp_sampler_backend_name(const kp_sampler_t *s) {
+    return s ? s->session->backend().name() : nullptr;
+}
+
+const char *kp_sampler_cpu_id(const kp_sampler_t *s) {
+    return s ? s->session->backend().cpu().id.c_str() : nullptr;
+}
+
+const char *kp_sampler_cpu_name(const kp_sampler_t *s) {
+    return s ? s->session->backend().cpu().name.c_str() : nullptr;
+}
+
+const char *kp_sampler_pmu_name(const kp_sampler_t *s) {
+    return s ? s->session->backend().cpu().pmu.c_str() : nullptr;
+}
+
+int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_out,
+                             const kp_sampler_t *s) {
+    return guarded([&] {
+        if (!s) fail(KP_EINVAL, "kp_sampler_counter_count: sampler is NULL");
+        if (fixed_out) *fixed_out = s->session->backend().fixed_counters();
+        if (configurable_out) *configurable_out = s->session->backend().configurable_counters();
+        return KP_OK;
+    });
+}
+
+int kp_sampler_access(const kp_sampler_t *s) {
+    return guarded([&] {
+        if (!s) fail(KP_EINVAL, "kp_sampler_access: sampler is NULL");
+        if (s->session->released())
+            fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
+        s->session->backend().check_access();
+        return KP_OK;
+    });
+}
+
+size_t kp_sampler_event_count(const kp_sampler_t *s) {
+    return s ? s->session->events().size() : 0;
+}
+
+const kp_event_t *kp_sampler_event_at(const kp_sampler_t *s, size_t index) {
+    return s ? s->session->events().at(index) : nullptr;
+}
+
+int kp_sampler_event_find(const kp_event_t **out, kp_sampler_t *s, const char *name) {
+    if (out) *out = nullptr;
+    return guarded([&] {
+        if (!out) fail(KP_EINVAL, "kp_sampler_event_find: out is NULL");
+        if (!s) fail(KP_EINVAL, "kp_sampler_event_find: sampler is NULL");
+        if (!name) fail(KP_EINVAL, "kp_sampler_event_find: name is NULL");
+        *out = s->session->resolve(name);
+        return KP_OK;
+    });
+}
+
+}

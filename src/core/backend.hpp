@@ -1,0 +1,105 @@
+// The interface every backend implements. A Session owns one Backend; each kp_thread_t
+// owns one ThreadCounters opened from it. Cold-path methods throw kpc::Error; the hot
+// path (ThreadCounters::read) is noexcept and allocation-free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/event.hpp"
+#include "kpc/sampler.h"
+
+namespace kpc {
+
+class EventDatabase;
+
+struct CpuInfo {
+    std::string id;    // kp_sampler_cpu_id
+    std::string name;  // kp_sampler_cpu_name
+    std::string pmu;   // kp_sampler_pmu_name
+};
+
+// Counters of one kp_thread_t. Created, started, stopped and read on the owning thread;
+// destroyed on any thread.
+class ThreadCounters {
+public:
+    virtual ~ThreadCounters() = default;
+    // Begin or resume counting (called only when not running).
+    virtual void start() = 0;
+    // Pause counting (called only when running).
+    virtual void stop() = 0;
+    // Write one running total per event, in event order. `complete` (may be null) gets 1
+    // per event that was never multiplexed; `enabled_ns`/`running_ns` (never null) get the
+    // backend's times or 0. Returns KP_OK or a status after record_error(). No allocation.
+    virtual int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
+                     uint64_t *running_ns) noexcept = 0;
+};
+
+// Counts of one event for a whole child process and its threads (the kpc stat command).
+struct ProcessCount {
+    bool counted = false;    // false: `error` says why (event unavailable, refused, ...)
+    uint64_t value = 0;
+    uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
+    uint64_t running_ns = 0;
+    std::string error;
+};
+
+// Counters attached to a child process, created between fork and exec.
+class ProcessCounters {
+public:
+    virtual ~ProcessCounters() = default;
+    // One entry per event given to open_process, after the child has exited.
+    virtual std::vector<ProcessCount> read() = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual kp_backend_t kind() const = 0;
+    virtual const char *name() const = 0;  // static string
+    virtual const CpuInfo &cpu() const = 0;
+    virtual uint32_t fixed_counters() const = 0;
+    virtual uint32_t configurable_counters() const = 0;
+    // Throws the Error kp_thread_new would give for a hardware event; returns if counting works.
+    virtual void check_access() const = 0;
+    // Add every listable event (generic ones first) to the database; called once.
+    virtual void populate(EventDatabase &db) = 0;
+    // Build an event for a name the database does not list (raw codes, libpfm4 names), or
+    // return false if the backend does not recognise it. Throws for malformed raw codes.
+    virtual bool resolve_dynamic(std::string_view name, Event &out) {
+        (void)name;
+        (void)out;
+        return false;
+    }
+    // Open counters for `events` on the calling thread. Throws on failure.
+    virtual std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) = 0;
+    // Count `events` in child process `pid` and every thread/child it creates, starting
+    // when it calls exec. Per-event failures are reported in ProcessCount::error rather
+    // than thrown; throws only when nothing can be counted. Default: unsupported.
+    virtual std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
+                                                          int pid);
+    // Give the counters back (kp_sampler_release / last handle gone). Idempotent. Throws
+    // only after having done all it can.
+    virtual void release() = 0;
+};
+
+// Which backend and framework paths, after options and environment are applied.
+struct BackendConfig {
+    kp_backend_t backend = KP_BACKEND_AUTO;  // never AUTO after resolve_config()
+    std::string kperf_path;
+    std::string kperfdata_path;
+};
+
+// Apply options, then KPC_BACKEND / KPC_KPERF_PATH / KPC_KPERFDATA_PATH, then platform defaults.
+BackendConfig resolve_config(const kp_sampler_options_t *opts);
+
+// Backend factories; a factory for a backend not built here throws KP_EUNSUPPORTED.
+std::unique_ptr<Backend> make_backend(const BackendConfig &config);
+std::unique_ptr<Backend> make_perf_event_backend();
+std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,
+                                            const std::string &kperfdata_path);
+
+}  // namespace kpc

@@ -1,0 +1,85 @@
+// Options -> environment -> platform defaults, in the library and the CLI alike.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/backend.hpp"
+#include "core/error.hpp"
+
+namespace kpc {
+namespace {
+
+const char *env(const char *name) {
+    const char *v = std::getenv(name);
+    return (v && *v) ? v : nullptr;
+}
+
+kp_backend_t platform_backend() {
+#if defined(__APPLE__)
+    return KP_BACKEND_KPERF;
+#else
+    return KP_BACKEND_PERF_EVENT;
+#endif
+}
+
+}  // namespace
+
+BackendConfig resolve_config(const kp_sampler_options_t *opts) {
+    BackendConfig c;
+    if (opts) {
+        if (opts->version < 1 || opts->version > KP_SAMPLER_OPTIONS_VERSION)
+            fail(KP_EINVAL, "kp_sampler_options_t.version is " + std::to_string(opts->version) +
+                                "; initialise options with kp_sampler_options_init(&opts, "
+                                "KP_SAMPLER_OPTIONS_VERSION)");
+        if (opts->backend != KP_BACKEND_AUTO && opts->backend != KP_BACKEND_KPERF &&
+            opts->backend != KP_BACKEND_PERF_EVENT)
+            fail(KP_EINVAL, "kp_sampler_options_t.backend is " + std::to_string(opts->backend) +
+                                "; use KP_BACKEND_AUTO, KP_BACKEND_KPERF or KP_BACKEND_PERF_EVENT");
+        c.backend = opts->backend;
+        if (opts->kperf_path) c.kperf_path = opts->kperf_path;
+        if (opts->kperfdata_path) c.kperfdata_path = opts->kperfdata_path;
+    }
+    if (c.backend == KP_BACKEND_AUTO) {
+        if (const char *b = env("KPC_BACKEND")) {
+            if (!std::strcmp(b, "kperf")) c.backend = KP_BACKEND_KPERF;
+            else if (!std::strcmp(b, "perf_event")) c.backend = KP_BACKEND_PERF_EVENT;
+            else if (std::strcmp(b, "auto") != 0)
+                fail(KP_EINVAL, std::string("KPC_BACKEND='") + b +
+                                    "' is not a backend; use auto, kperf or perf_event");
+        }
+    }
+    if (c.backend == KP_BACKEND_AUTO) c.backend = platform_backend();
+    if (c.kperf_path.empty()) {
+        const char *p = env("KPC_KPERF_PATH");
+        c.kperf_path = p ? p : "/System/Library/PrivateFrameworks/kperf.framework/kperf";
+    }
+    if (c.kperfdata_path.empty()) {
+        const char *p = env("KPC_KPERFDATA_PATH");
+        c.kperfdata_path = p ? p : "/System/Library/PrivateFrameworks/kperfdata.framework/kperfdata";
+    }
+    return c;
+}
+
+std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
+    switch (config.backend) {
+    case KP_BACKEND_PERF_EVENT:
+        return make_perf_event_backend();
+    case KP_BACKEND_KPERF:
+        return make_kperf_backend(config.kperf_path, config.kperfdata_path);
+    default:
+        fail(KP_EINVAL, "no backend selected");
+    }
+}
+
+std::unique_ptr<ProcessCounters> Backend::open_process(const std::vector<const Event *> &, int) {
+    fail(KP_EUNSUPPORTED, std::string("the ") + name() + " backend cannot count another process");
+}
+
+#if !defined(KPC_HAVE_PERF_EVENT)
+std::unique_ptr<Backend> make_perf_event_backend() {
+    fail(KP_EUNSUPPORTED,
+         "the perf_event backend is only built on Linux; use the kperf backend on macOS");
+}
+#endif
+
+}  // namespace kpc

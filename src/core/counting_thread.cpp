@@ -1,0 +1,58 @@
+#include "core/counting_thread.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace kpc {
+
+CountingThread::CountingThread(std::shared_ptr<Session> session, std::vector<const Event *> events)
+    : session_(std::move(session)), events_(std::move(events)), owner_(pthread_self()) {
+    if (session_->released())
+        fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
+    counters_ = session_->backend().open(events_);
+}
+
+CountingThread::~CountingThread() {
+    if (running_) {
+        try {
+            counters_->stop();
+        } catch (...) {
+            // Freeing cannot fail; the backend restores global state when the session ends.
+        }
+    }
+}
+
+void CountingThread::start() {
+    if (session_->released())
+        fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
+    if (running_) return;
+    counters_->start();
+    running_ = true;
+    started_once_ = true;
+}
+
+void CountingThread::stop() {
+    if (!running_) return;
+    running_ = false;  // even if the backend fails, the handle is no longer counting
+    if (!session_->released()) counters_->stop();
+}
+
+int CountingThread::sample(uint64_t *values, uint8_t *complete, size_t count,
+                           uint64_t *enabled_ns, uint64_t *running_ns) noexcept {
+    if (count < events_.size())
+        return record_error(KP_EBUFSIZE, "kp_thread_sample: the values buffer holds fewer elements "
+                                         "than the handle has events (see kp_thread_event_count)");
+    if (session_->released())
+        return record_error(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new "
+                                       "sampler to count again");
+    if (!started_once_)
+        return record_error(KP_ESTATE, "kp_thread_sample before kp_thread_start: start the handle first");
+    uint64_t enabled = 0, run = 0;
+    int rc = counters_->read(values, complete, &enabled, &run);
+    if (enabled_ns) *enabled_ns = enabled;
+    if (running_ns) *running_ns = run;
+    return rc;
+}
+
+}  // namespace kpc

@@ -1,0 +1,33 @@
+// The object behind the public kp_event_t handle. One per database entry; its address is
+// stable for the session's lifetime (EventDatabase stores events in a deque).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kpc/event.h"
+
+struct kp_event {
+    std::string name;         // generic name, or the native name for native events
+    std::string native_name;  // backend's name (resolved candidate for generic events)
+    std::string description;
+    std::string unavailable_reason;  // empty when available
+    std::string alias, errata, fallback;  // Apple kpep strings; empty = none
+    kp_event_kind_t kind = KP_EVENT_CONFIGURABLE;
+    bool generic = false;
+    bool available = true;
+    bool has_alias = false, has_errata = false, has_fallback = false;
+    uint32_t counters_mask = 0;
+    uint64_t selector = 0;
+    int fixed_counter = -1;
+
+    // Backend encodings. perf_event: type/config words. kperf: the kpep_event pointer.
+    uint32_t perf_type = 0;
+    uint64_t perf_config = 0, perf_config1 = 0, perf_config2 = 0;
+    const void *native = nullptr;
+};
+
+namespace kpc {
+using Event = ::kp_event;
+}
