@@ -13,6 +13,7 @@ struct kp_event {
     std::string native_name;  // backend's name (resolved candidate for generic events)
     std::string description;
     std::string unavailable_reason;  // empty when available
+    int unavailable_os_code = 0;     // errno/kpep code behind unavailable_reason, 0 if none
     std::string alias, errata, fallback;  // Apple kpep strings; empty = none
     kp_event_kind_t kind = KP_EVENT_CONFIGURABLE;
     bool generic = false;

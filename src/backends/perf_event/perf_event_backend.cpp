@@ -23,7 +23,7 @@ namespace perf {
 namespace {
 
 // Try to open `e` alone on this thread, disabled, to learn whether it can be counted.
-int probe(const Event &e, std::string *why) {
+int probe(const Event &e, std::string *why, int *err_out = nullptr) {
     perf_event_attr a = make_attr(e);
     a.disabled = 1;
     int fd = open_event(a, 0, -1, PERF_FLAG_FD_CLOEXEC);
@@ -32,6 +32,7 @@ int probe(const Event &e, std::string *why) {
         return KP_OK;
     }
     int err = errno;
+    if (err_out) *err_out = err;
     return diagnose_open_error(err, e.name, is_hardware(e), false, why);
 }
 
@@ -120,12 +121,14 @@ public:
             e.perf_config = enc.config;
             e.selector = enc.config;
             std::string why;
-            int status = probe(e, &why);
+            int err = 0;
+            int status = probe(e, &why, &err);
             // Only "this machine cannot count it" makes an event unavailable; a
             // permission problem is reported by kp_sampler_access / kp_thread_new.
             if (status == KP_EUNAVAILABLE || status == KP_ECONFLICT || status == KP_EKERNEL) {
                 e.available = false;
                 e.unavailable_reason = why;
+                e.unavailable_os_code = err;
             }
             db.add(std::move(e));
         }
@@ -138,8 +141,9 @@ public:
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override {
         for (const Event *e : events)
             if (!e->available)
-                fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
-                                          e->unavailable_reason);
+                fail(KP_EUNAVAILABLE,
+                     "event '" + e->name + "' cannot be counted here: " + e->unavailable_reason,
+                     e->unavailable_os_code);
         return std::make_unique<EventGroup>(events);
     }
 

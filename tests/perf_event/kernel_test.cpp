@@ -1,0 +1,148 @@
+// Software events against the real kernel: each test checks a fact the kernel must uphold.
+#include <gtest/gtest.h>
+#include <kpc/kpc.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace {
+
+class KernelTest : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_EQ(kp_sampler_new(&s, nullptr), KP_OK) << kp_error_last_message(); }
+    void TearDown() override { kp_sampler_free(s); }
+    kp_thread_t *open(std::vector<const char *> names) {
+        kp_thread_t *t = nullptr;
+        EXPECT_EQ(kp_thread_new(&t, s, names.data(), names.size()), KP_OK) << kp_error_last_message();
+        return t;
+    }
+    kp_sampler_t *s = nullptr;
+};
+
+uint64_t thread_cpu_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// Spins until this thread has used `ns` of CPU time.
+void busy_for(uint64_t ns) {
+    uint64_t end = thread_cpu_ns() + ns;
+    volatile uint64_t x = 0;
+    while (thread_cpu_ns() < end)
+        for (int i = 0; i < 1000; ++i) x = x + i;
+}
+
+// Maps `pages` fresh anonymous pages and writes one byte to each.
+void fault_pages(size_t pages) {
+    const size_t len = pages * 4096;
+    void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    for (size_t i = 0; i < pages; ++i) static_cast<volatile char *>(p)[i * 4096] = 1;
+    munmap(p, len);
+}
+
+}  // namespace
+
+TEST_F(KernelTest, TouchingFreshPagesRaisesPageFaultsByAtLeastN) {
+    kp_thread_t *t = open({"page-faults", "minor-faults"});
+    ASSERT_EQ(kp_thread_start(t), KP_OK);
+    uint64_t before[2], after[2];
+    ASSERT_EQ(kp_thread_sample(t, before, 2), KP_OK);
+    const size_t n = 1000;
+    fault_pages(n);
+    ASSERT_EQ(kp_thread_sample(t, after, 2), KP_OK);
+    EXPECT_GE(after[0] - before[0], n);
+    EXPECT_GE(after[1] - before[1], n);
+    kp_thread_free(t);
+}
+
+TEST_F(KernelTest, FiftyMillisecondsOfBusyWorkRaisesTaskClockByAtLeastForty) {
+    kp_thread_t *t = open({"task-clock"});
+    ASSERT_EQ(kp_thread_start(t), KP_OK);
+    uint64_t before = 0, after = 0;
+    ASSERT_EQ(kp_thread_sample(t, &before, 1), KP_OK);
+    busy_for(50 * 1000000ull);  // 50 ms of this thread's own CPU time
+    ASSERT_EQ(kp_thread_sample(t, &after, 1), KP_OK);
+    EXPECT_GE(after - before, 40 * 1000000ull);
+    kp_thread_free(t);
+}
+
+TEST_F(KernelTest, TotalsNeverDecrease) {
+    kp_thread_t *t = open({"task-clock", "page-faults", "context-switches", "cpu-clock"});
+    ASSERT_EQ(kp_thread_start(t), KP_OK);
+    uint64_t prev[4] = {0, 0, 0, 0}, cur[4];
+    for (int round = 0; round < 200; ++round) {
+        if (round % 10 == 0) fault_pages(4);
+        if (round % 50 == 0) std::this_thread::yield();
+        ASSERT_EQ(kp_thread_sample(t, cur, 4), KP_OK);
+        for (int i = 0; i < 4; ++i) EXPECT_GE(cur[i], prev[i]) << "event " << i << " round " << round;
+        std::copy(cur, cur + 4, prev);
+    }
+    EXPECT_GT(prev[0], 0u);
+    kp_thread_free(t);
+}
+
+TEST_F(KernelTest, WorkOnThreadBDoesNotShowInThreadA) {
+    kp_thread_t *a = open({"page-faults", "task-clock"});
+    ASSERT_EQ(kp_thread_start(a), KP_OK);
+    uint64_t a0[2], a1[2];
+    ASSERT_EQ(kp_thread_sample(a, a0, 2), KP_OK);
+
+    uint64_t b_faults = 0, b_clock = 0;
+    std::thread([&] {
+        kp_thread_t *b = open({"page-faults", "task-clock"});
+        ASSERT_EQ(kp_thread_start(b), KP_OK);
+        uint64_t b0[2], b1[2];
+        ASSERT_EQ(kp_thread_sample(b, b0, 2), KP_OK);
+        fault_pages(4000);
+        busy_for(30 * 1000000ull);
+        ASSERT_EQ(kp_thread_sample(b, b1, 2), KP_OK);
+        b_faults = b1[0] - b0[0];
+        b_clock = b1[1] - b0[1];
+        kp_thread_free(b);
+    }).join();
+
+    ASSERT_EQ(kp_thread_sample(a, a1, 2), KP_OK);
+    EXPECT_GE(b_faults, 4000u);
+    EXPECT_GE(b_clock, 25 * 1000000ull);
+    // Thread A only created and joined a thread meanwhile: far fewer faults and far less
+    // CPU time than B's work.
+    EXPECT_LT(a1[0] - a0[0], b_faults / 4);
+    EXPECT_LT(a1[1] - a0[1], b_clock / 2);
+    kp_thread_free(a);
+}
+
+TEST_F(KernelTest, EightThreadsCountIndependently) {
+    const int n = 8;
+    std::vector<uint64_t> faults(n, 0);
+    std::vector<std::thread> workers;
+    std::atomic<int> failures{0};
+    for (int i = 0; i < n; ++i) {
+        workers.emplace_back([&, i] {
+            const char *names[] = {"page-faults"};
+            kp_thread_t *t = nullptr;
+            if (kp_thread_new(&t, s, names, 1) != KP_OK || kp_thread_start(t) != KP_OK) {
+                ++failures;
+                kp_thread_free(t);
+                return;
+            }
+            uint64_t before = 0, after = 0;
+            kp_thread_sample(t, &before, 1);
+            fault_pages(200 * (i + 1));  // thread i does (i+1) units of work
+            kp_thread_sample(t, &after, 1);
+            faults[i] = after - before;
+            kp_thread_free(t);
+        });
+    }
+    for (auto &w : workers) w.join();
+    ASSERT_EQ(failures.load(), 0);
+    for (int i = 0; i < n; ++i) {
+        EXPECT_GE(faults[i], 200u * (i + 1)) << "thread " << i;
+        // No thread saw the others' work: 8 threads fault 7200 pages in all.
+        EXPECT_LT(faults[i], 200u * (i + 1) + 1000) << "thread " << i;
+    }
+}
