@@ -3,6 +3,11 @@
 // parent, which must be root). Runs serially: it changes a system-wide sysctl briefly.
 #include <gtest/gtest.h>
 #include <kpc/kpc.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -84,5 +89,30 @@ TEST(Paranoid, LevelThreeGivesPermissionErrorWithTheSysctlFix) {
     if (level != 3) write_paranoid(level);
     EXPECT_EQ(read_paranoid(), level);
     if (code == 0) GTEST_SKIP() << "this kernel lets unprivileged users count at level 3 (no Debian patch)";
+    EXPECT_EQ(code, 20) << "expected KP_EPERM naming 'sysctl -w kernel.perf_event_paranoid=1'";
+}
+
+// Container runtimes block perf_event_open with a seccomp filter that returns EPERM. Install
+// such a filter in a child: the library must answer KP_EPERM with the fix, not crash.
+TEST(Paranoid, SeccompBlockedPerfEventOpenGivesPermissionError) {
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sock_filter filter[] = {
+            BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+            BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+            BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        sock_fprog prog = {static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(91);
+        if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) _exit(92);
+        _exit(count_task_clock());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    int code = WEXITSTATUS(status);
+    if (code == 91 || code == 92) GTEST_SKIP() << "seccomp filters are not available here";
     EXPECT_EQ(code, 20) << "expected KP_EPERM naming 'sysctl -w kernel.perf_event_paranoid=1'";
 }

@@ -26,7 +26,8 @@ int diagnose_open_error(int err, const std::string &event, bool hardware, bool i
         int level = paranoid_level();
         why = "permission denied: kernel.perf_event_paranoid is " + std::to_string(level) +
               ". Allow per-thread counting with 'sudo sysctl -w kernel.perf_event_paranoid=1' "
-              "(or run as root, or grant CAP_PERFMON)";
+              "(or run as root, or grant CAP_PERFMON); inside a container the seccomp profile "
+              "may block perf_event_open (docker: --cap-add PERFMON or a profile that allows it)";
         break;
     }
     case ENOENT:

@@ -1,0 +1,197 @@
+#include "cli/args.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+
+#include "cli/cli_error.hpp"
+
+namespace kpc_cli {
+namespace {
+
+constexpr int kMaxRepeat = 100000;
+
+const char *command_name(Command c) {
+    switch (c) {
+    case Command::info: return "info";
+    case Command::list: return "list";
+    case Command::stat: return "stat";
+    default: return "";
+    }
+}
+
+std::optional<Command> command_from(std::string_view word) {
+    if (word == "info") return Command::info;
+    if (word == "list") return Command::list;
+    if (word == "stat") return Command::stat;
+    if (word == "help") return Command::help;
+    return std::nullopt;
+}
+
+kp_backend_t parse_backend(const std::string &v, const std::string &topic) {
+    if (v == "auto") return KP_BACKEND_AUTO;
+    if (v == "kperf") return KP_BACKEND_KPERF;
+    if (v == "perf_event") return KP_BACKEND_PERF_EVENT;
+    throw UsageError("--backend '" + v + "' is not a backend; use auto, kperf or perf_event", topic);
+}
+
+int parse_repeat(const std::string &v, const std::string &topic) {
+    errno = 0;
+    char *end = nullptr;
+    long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || errno != 0 || n < 1 || n > kMaxRepeat)
+        throw UsageError("-r '" + v + "' is not a run count; give a whole number from 1 to " +
+                             std::to_string(kMaxRepeat),
+                         topic);
+    return static_cast<int>(n);
+}
+
+void add_events(std::vector<std::string> &out, const std::string &list, const std::string &topic) {
+    size_t start = 0;
+    while (true) {
+        size_t comma = list.find(',', start);
+        std::string name = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                         : comma - start);
+        if (name.empty())
+            throw UsageError("-e '" + list + "' has an empty event name; separate names with single commas",
+                             topic);
+        out.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+}
+
+// Walks argv, handing out options and their values in the forms -x V, -xV, --long V, --long=V.
+class Cursor {
+public:
+    Cursor(int argc, const char *const *argv) : argc_(argc), argv_(argv) {}
+    bool done() const { return i_ >= argc_; }
+    std::string peek() const { return argv_[i_]; }
+    std::string next() { return argv_[i_++]; }
+
+    // If the current word is option `short_name`/`long_name` (either may be empty) taking a
+    // value, consume it and its value into `value` and return true.
+    bool take_valued(const char *short_name, const char *long_name, std::string &value,
+                     const std::string &topic) {
+        std::string w = peek();
+        std::string shown;
+        if (*long_name && w == long_name) {
+            shown = long_name;
+        } else if (*long_name && w.rfind(std::string(long_name) + "=", 0) == 0) {
+            value = w.substr(std::string(long_name).size() + 1);
+            ++i_;
+            return true;
+        } else if (*short_name && w == short_name) {
+            shown = short_name;
+        } else if (*short_name && w.size() > 2 && w.rfind(short_name, 0) == 0) {
+            value = w.substr(2);
+            ++i_;
+            return true;
+        } else {
+            return false;
+        }
+        ++i_;
+        if (done()) throw UsageError("option " + shown + " needs a value", topic);
+        value = next();
+        return true;
+    }
+
+private:
+    int argc_;
+    const char *const *argv_;
+    int i_ = 1;
+};
+
+bool is_help(const std::string &w) { return w == "-h" || w == "--help"; }
+
+}  // namespace
+
+const std::vector<std::string> &default_stat_events() {
+    static const std::vector<std::string> events = {
+        "task-clock", "context-switches", "cpu-migrations", "page-faults",
+        "cycles",     "instructions",     "branches",       "branch-misses"};
+    return events;
+}
+
+Options parse_args(int argc, const char *const *argv) {
+    Options o;
+    Cursor c(argc, argv);
+    std::string value;
+
+    // Options before the command word.
+    std::optional<Command> command;
+    while (!command) {
+        if (c.done()) throw UsageError("no command given", "");
+        if (is_help(c.peek())) {
+            o.command = Command::help;
+            return o;
+        }
+        if (c.peek() == "-V" || c.peek() == "--version") {
+            o.command = Command::version;
+            return o;
+        }
+        if (c.take_valued("", "--backend", value, "")) {
+            o.backend = parse_backend(value, "");
+            continue;
+        }
+        std::string word = c.next();
+        if (!word.empty() && word[0] == '-') throw UsageError("unknown option '" + word + "'", "");
+        command = command_from(word);
+        if (!command) throw UsageError("unknown command '" + word + "'", "");
+    }
+
+    if (*command == Command::help) {
+        o.command = Command::help;
+        if (!c.done()) {
+            std::string topic = c.next();
+            std::optional<Command> t = command_from(topic);
+            if (!t || *t == Command::help) throw UsageError("no help for '" + topic + "'", "");
+            o.help_topic = command_name(*t);
+        }
+        if (!c.done()) throw UsageError("unexpected argument '" + c.peek() + "'", "");
+        return o;
+    }
+
+    o.command = *command;
+    const std::string topic = command_name(*command);
+    const bool is_stat = *command == Command::stat;
+    while (!c.done()) {
+        std::string w = c.peek();
+        if (is_help(w)) {
+            o.command = Command::help;
+            o.help_topic = topic;
+            return o;
+        }
+        if (w == "--json") {
+            c.next();
+            o.json = true;
+        } else if (c.take_valued("", "--backend", value, topic)) {
+            o.backend = parse_backend(value, topic);
+        } else if (is_stat && c.take_valued("-e", "--event", value, topic)) {
+            add_events(o.events, value, topic);
+        } else if (is_stat && c.take_valued("-r", "--repeat", value, topic)) {
+            o.repeat = parse_repeat(value, topic);
+        } else if (is_stat && c.take_valued("-o", "--output", value, topic)) {
+            if (value.empty()) throw UsageError("-o needs a file name", topic);
+            o.output_path = value;
+        } else if (is_stat && w == "--") {
+            c.next();
+            break;
+        } else if (!w.empty() && w[0] == '-') {
+            throw UsageError("unknown option '" + w + "' for kpc " + topic, topic);
+        } else if (is_stat) {
+            break;  // the command to run starts here
+        } else {
+            throw UsageError("unexpected argument '" + w + "' for kpc " + topic, topic);
+        }
+    }
+    if (is_stat) {
+        while (!c.done()) o.child_argv.push_back(c.next());
+        if (o.child_argv.empty())
+            throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls", topic);
+        if (o.events.empty()) o.events = default_stat_events();
+    }
+    return o;
+}
+
+}  // namespace kpc_cli

@@ -1,0 +1,75 @@
+#include "cli/usage.hpp"
+
+namespace kpc_cli {
+namespace {
+
+const char kMain[] =
+    "usage: kpc [--backend NAME] <command> [options]\n"
+    "\n"
+    "Read CPU performance counters with libkpc.\n"
+    "\n"
+    "commands:\n"
+    "  info [--json]        backend, CPU, counters, and whether this process may count\n"
+    "  list [--json]        every event and whether this machine can count it\n"
+    "  stat [-e EV,...] [-r N] [-o FILE] [--json] [--] CMD [ARG...]\n"
+    "                       run CMD and count it and all of its threads (like perf stat)\n"
+    "  help [COMMAND]       show this text, or the options of COMMAND\n"
+    "\n"
+    "options:\n"
+    "  --backend NAME       auto, kperf or perf_event (default: $KPC_BACKEND, else the\n"
+    "                       platform's own); may also follow the command\n"
+    "  -h, --help           show help\n"
+    "  -V, --version        show the version\n"
+    "\n"
+    "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH\n"
+    "exit status: 0 ok, 1 error, 2 bad usage; kpc stat: see 'kpc help stat'\n";
+
+const char kInfo[] =
+    "usage: kpc info [--json] [--backend NAME]\n"
+    "\n"
+    "Show the backend, the CPU and its PMU, the number of fixed and configurable counters,\n"
+    "the event count, and whether this process may count hardware events (with the reason\n"
+    "and the fix when it may not).\n"
+    "\n"
+    "  --json               print JSON (schema kpc-info/1, see docs/cli.md)\n"
+    "  --backend NAME       auto, kperf or perf_event\n";
+
+const char kList[] =
+    "usage: kpc list [--json] [--backend NAME]\n"
+    "\n"
+    "List every event of the backend's database: generic and native name, kind, whether\n"
+    "this machine can count it (and why not), and its description; on kperf also the alias,\n"
+    "errata, fallback, counter mask and selector.\n"
+    "\n"
+    "  --json               print JSON (schema kpc-list/1, see docs/cli.md)\n"
+    "  --backend NAME       auto, kperf or perf_event\n";
+
+const char kStat[] =
+    "usage: kpc stat [-e EV[,EV...]] [-r N] [-o FILE] [--json] [--backend NAME] [--] CMD [ARG...]\n"
+    "\n"
+    "Run CMD, count events in it and in every thread and process it starts, and report the\n"
+    "totals on stderr like perf stat. Events this machine cannot count show as\n"
+    "<not supported> with the reason, never as 0.\n"
+    "\n"
+    "  -e, --event EV,...   events to count (generic or native names; repeatable); default:\n"
+    "                       task-clock,context-switches,cpu-migrations,page-faults,\n"
+    "                       cycles,instructions,branches,branch-misses\n"
+    "  -r, --repeat N       run CMD N times; report means and the spread (+- stddev %)\n"
+    "  -o, --output FILE    write the report to FILE instead of stderr\n"
+    "  --json               write the report as JSON (schema kpc-stat/1, see docs/cli.md)\n"
+    "  --backend NAME       auto, kperf or perf_event\n"
+    "\n"
+    "exit status: CMD's own (128+N if signal N killed it; with -r, the last run's);\n"
+    "125 if kpc failed, 126 if CMD could not be executed, 127 if CMD was not found,\n"
+    "2 for bad usage.\n";
+
+}  // namespace
+
+const char *usage_text(const std::string &topic) {
+    if (topic == "info") return kInfo;
+    if (topic == "list") return kList;
+    if (topic == "stat") return kStat;
+    return kMain;
+}
+
+}  // namespace kpc_cli
