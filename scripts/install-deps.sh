@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what libkpc's build and tests need, from Debian's packages only.
+# Every machine (a developer's, CI's) may start bare, so the project installs its own tools.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config python3   # build
+  libgtest-dev libgmock-dev                  # C++ tests
+  libpfm4-dev                                # native Linux PMU event names (optional feature)
+  linux-perf                                 # kpc stat is checked against perf stat
+  valgrind                                   # callgrind instruction counts (bench/)
+  bindgen libclang-dev                       # Rust ABI harness: FFI generated from kpc.h
+)
+# The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
+if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+  packages+=(cargo rustc)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
