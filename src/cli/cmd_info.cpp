@@ -1,0 +1,141 @@
+// kpc info: what this machine and process can count.
+#include <cstdio>
+#include <string>
+
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/json_writer.hpp"
+#include "cli/sampler.hpp"
+#include "cli/text_format.hpp"
+
+namespace kpc_cli {
+namespace {
+
+struct Access {
+    int status = KP_OK;
+    std::string reason;  // library message; empty when allowed
+    std::string fix;     // what to do about it; empty when allowed
+};
+
+// The library's messages already name the cause; this adds the remedy for the status, in
+// the terms of the backend in use.
+std::string fix_for(int status, int backend) {
+    bool kperf = backend == KP_BACKEND_KPERF;
+    switch (status) {
+    case KP_EPERM:
+        return kperf ? "run kpc as root (sudo kpc ...)"
+                     : "allow per-thread counting with 'sudo sysctl -w "
+                       "kernel.perf_event_paranoid=1', or run as root or with CAP_PERFMON";
+    case KP_EBUSY:
+        return "stop the other tool that holds the counters (another profiler, Instruments, "
+               "or a perf session), then try again";
+    case KP_EUNSUPPORTED:
+        return kperf ? "use a Mac whose CPU the kpep database knows (kpc list shows it)"
+                     : "count hardware events on a machine that exposes its PMU (bare metal, or "
+                       "a VM with PMU passthrough / vPMU enabled); software events such as "
+                       "task-clock and page-faults work without one";
+    case KP_ELOAD:
+    case KP_ELAYOUT:
+    case KP_EFRAMEWORK:
+        return "check KPC_KPERF_PATH / KPC_KPERFDATA_PATH, or use --backend perf_event on Linux";
+    default:
+        return "see the reason above";
+    }
+}
+
+Access check_access(kp_sampler_t *s) {
+    Access a;
+    kp_error_clear();
+    a.status = kp_sampler_access(s);
+    if (a.status != KP_OK) {
+        a.reason = last_kp_error(a.status);
+        a.fix = fix_for(a.status, kp_sampler_backend(s));
+    }
+    return a;
+}
+
+void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t configurable,
+                size_t total, size_t available) {
+    std::string out;
+    auto line = [&](const char *label, const std::string &value) {
+        out += pad_right(std::string(label) + ":", 20) + value + "\n";
+    };
+    line("kpc version", kp_version_string());
+    line("backend", kp_sampler_backend_name(s));
+    line("cpu", kp_sampler_cpu_name(s));
+    line("cpu id", kp_sampler_cpu_id(s));
+    line("pmu", kp_sampler_pmu_name(s));
+    line("counters", format("%u fixed, %u configurable", fixed, configurable));
+    line("events", format("%zu (%zu available here)", total, available));
+    if (a.status == KP_OK) {
+        line("hardware counting", "allowed");
+    } else {
+        line("hardware counting", std::string("not possible (") + kp_strerror(a.status) + ")");
+        line("  reason", a.reason);
+        line("  fix", a.fix);
+    }
+    std::fputs(out.c_str(), stdout);
+}
+
+void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t configurable,
+                size_t total, size_t available) {
+    std::string out;
+    JsonWriter j(out);
+    j.begin_object();
+    j.field("schema", "kpc-info/1");
+    j.field("kpc_version", kp_version_string());
+    j.field("backend", kp_sampler_backend_name(s));
+    j.key("cpu");
+    j.begin_object();
+    j.field("id", kp_sampler_cpu_id(s));
+    j.field("name", kp_sampler_cpu_name(s));
+    j.field("pmu", kp_sampler_pmu_name(s));
+    j.end_object();
+    j.key("counters");
+    j.begin_object();
+    j.field("fixed", static_cast<uint64_t>(fixed));
+    j.field("configurable", static_cast<uint64_t>(configurable));
+    j.end_object();
+    j.key("events");
+    j.begin_object();
+    j.field("total", static_cast<uint64_t>(total));
+    j.field("available", static_cast<uint64_t>(available));
+    j.end_object();
+    j.key("access");
+    j.begin_object();
+    j.field("allowed", a.status == KP_OK);
+    j.field("status", status_name(a.status));
+    j.field("code", a.status);
+    if (a.status == KP_OK) {
+        j.key("reason");
+        j.null();
+        j.key("fix");
+        j.null();
+    } else {
+        j.field("reason", a.reason);
+        j.field("fix", a.fix);
+    }
+    j.end_object();
+    j.end_object();
+    std::fputs(out.c_str(), stdout);
+}
+
+}  // namespace
+
+int run_info(const Options &o) {
+    Sampler sampler(o.backend, kExitError);
+    kp_sampler_t *s = sampler.get();
+    uint32_t fixed = 0, configurable = 0;
+    int rc = kp_sampler_counter_count(&fixed, &configurable, s);
+    if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitError);
+    size_t total = kp_sampler_event_count(s), available = 0;
+    for (size_t i = 0; i < total; ++i) available += kp_event_is_available(kp_sampler_event_at(s, i)) ? 1 : 0;
+    Access a = check_access(s);
+    if (o.json)
+        print_json(s, a, fixed, configurable, total, available);
+    else
+        print_text(s, a, fixed, configurable, total, available);
+    return kExitOk;
+}
+
+}  // namespace kpc_cli

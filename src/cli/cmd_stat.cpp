@@ -1,0 +1,182 @@
+// kpc stat: run a command and count it, like perf stat.
+#include <signal.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli/child_process.hpp"
+#include "cli/cli_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/process_counting.hpp"
+#include "cli/sampler.hpp"
+#include "cli/stat_report.hpp"
+#include "cli/stat_result.hpp"
+
+namespace kpc_cli {
+namespace {
+
+double timeval_ns(const timeval &tv) {
+    return static_cast<double>(tv.tv_sec) * 1e9 + static_cast<double>(tv.tv_usec) * 1e3;
+}
+
+std::vector<const kp_event_t *> resolve_events(kp_sampler_t *s, const std::vector<std::string> &names) {
+    std::vector<const kp_event_t *> events;
+    for (const std::string &name : names) {
+        const kp_event_t *e = nullptr;
+        int rc = kp_sampler_event_find(&e, s, name.c_str());
+        if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitStatFailed);
+        events.push_back(e);
+    }
+    return events;
+}
+
+EventOutcome describe(const std::string &name, const kp_event_t *e) {
+    EventOutcome o;
+    o.name = name;
+    o.event_name = kp_event_name(e);
+    o.native_name = kp_event_native_name(e);
+    o.kind = kind_name(kp_event_kind(e));
+    o.generic = kp_event_is_generic(e) != 0;
+    o.time_ns = o.generic && (o.event_name == "task-clock" || o.event_name == "cpu-clock");
+    return o;
+}
+
+// Fold one run's count of an event into its outcome. A run that could not count the event
+// makes the whole event uncounted: a mean over some runs would mislead.
+void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
+    if (o.status != EventStatus::counted) return;
+    if (!c.counted) {
+        // Raw and libpfm4 events are listed as available until tried; on a machine without
+        // a PMU their failure is still "not supported", not a transient "not counted".
+        bool hardware = kp_event_kind(e) != KP_EVENT_SOFTWARE;
+        o.status = !kp_event_is_available(e) || (hardware && no_pmu) ? EventStatus::not_supported
+                                                                     : EventStatus::not_counted;
+        o.reason = !c.error.empty() ? c.error : kp_event_unavailable_reason(e);
+        if (o.reason.empty()) o.reason = "the backend could not count the event";
+        return;
+    }
+    if (c.enabled_ns > 0 && c.running_ns == 0) {
+        o.status = EventStatus::not_counted;
+        o.reason = "the event never got a hardware counter (too many events for the PMU's "
+                   "counters; count fewer at once)";
+        return;
+    }
+    double value = static_cast<double>(c.value);
+    // Multiplexed: estimate the full-time count from the share of time it ran, as perf does.
+    if (c.running_ns > 0 && c.running_ns < c.enabled_ns)
+        value = value * static_cast<double>(c.enabled_ns) / static_cast<double>(c.running_ns);
+    o.values.push_back(value);
+    o.raw_values.push_back(c.value);
+    o.enabled_ns += c.enabled_ns;
+    o.running_ns += c.running_ns;
+}
+
+ProcessEventCount unavailable(const kp_event_t *e) {
+    ProcessEventCount c;
+    c.error = kp_event_unavailable_reason(e);
+    return c;
+}
+
+void write_report(const std::string &report, const std::string &path) {
+    if (path.empty()) {
+        std::fputs(report.c_str(), stderr);
+        std::fflush(stderr);
+        return;
+    }
+    std::FILE *f = std::fopen(path.c_str(), "w");
+    if (!f)
+        throw CliError("cannot write the report to '" + path + "': " + std::strerror(errno),
+                       kExitStatFailed);
+    bool ok = std::fputs(report.c_str(), f) >= 0;
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) throw CliError("cannot write the report to '" + path + "'", kExitStatFailed);
+}
+
+// The events to attach, and which of the requested ones they are. Events the database
+// already knows this machine cannot count are reported from it, not attached: a backend may
+// refuse a whole set for one unavailable event.
+struct Attachable {
+    std::vector<bool> countable;  // per requested event
+    std::vector<const kp_event_t *> events;
+    bool no_pmu = false;  // kp_sampler_access says the machine has no usable PMU
+};
+
+Attachable attachable(kp_sampler_t *s, const std::vector<const kp_event_t *> &events) {
+    Attachable a;
+    a.no_pmu = kp_sampler_access(s) == KP_EUNSUPPORTED;
+    kp_error_clear();
+    for (const kp_event_t *e : events) {
+        a.countable.push_back(kp_event_is_available(e) != 0);
+        if (a.countable.back()) a.events.push_back(e);
+    }
+    return a;
+}
+
+StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events) {
+    StatResult r;
+    r.kpc_version = kp_version_string();
+    r.backend = kp_sampler_backend_name(s);
+    r.cpu_id = kp_sampler_cpu_id(s);
+    r.cpu_name = kp_sampler_cpu_name(s);
+    r.pmu = kp_sampler_pmu_name(s);
+    r.command = o.child_argv;
+    r.runs_requested = o.repeat;
+    // kperf cannot attach counters to one process; its open_process counts every CPU.
+    r.system_wide = kp_sampler_backend(s) == KP_BACKEND_KPERF;
+    for (size_t i = 0; i < events.size(); ++i) r.events.push_back(describe(o.events[i], events[i]));
+    return r;
+}
+
+// One run of the command, folded into `r`.
+void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
+              const Attachable &attach, StatResult &r) {
+    ChildProcess child(o.child_argv);
+    ProcessCounting counting(s, attach.events, child.pid());
+    int exec_errno = child.start();
+    ChildExit exit = child.wait();
+    if (exec_errno != 0)
+        throw CliError("cannot run '" + o.child_argv[0] + "': " + std::strerror(exec_errno),
+                       exec_errno == ENOENT ? kExitNotFound : kExitCannotRun);
+    std::vector<ProcessEventCount> counts = counting.read();
+    if (counts.size() != attach.events.size())
+        throw CliError("the backend returned " + std::to_string(counts.size()) + " counts for " +
+                           std::to_string(attach.events.size()) + " events",
+                       kExitStatFailed);
+    for (size_t i = 0, k = 0; i < events.size(); ++i)
+        add_run(r.events[i], events[i], attach.countable[i] ? counts[k++] : unavailable(events[i]),
+                attach.no_pmu);
+    r.elapsed_ns.push_back(exit.elapsed_ns);
+    r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
+    r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
+    r.exit_status = exit.exit_status();
+    r.signal = exit.signal();
+    r.runs_completed += 1;
+}
+
+}  // namespace
+
+int run_stat(const Options &o) {
+    Sampler sampler(o.backend, kExitStatFailed);
+    kp_sampler_t *s = sampler.get();
+    std::vector<const kp_event_t *> events = resolve_events(s, o.events);
+    Attachable attach = attachable(s, events);
+    StatResult r = start_result(s, o, events);
+    {
+        IgnoreInterrupts ignore;
+        for (int run = 0; run < o.repeat; ++run) {
+            run_once(s, o, events, attach, r);
+            // Ctrl-C ends the series, as the user asked, but still reports what ran.
+            if (r.signal == SIGINT || r.signal == SIGQUIT) {
+                r.interrupted = r.runs_completed < r.runs_requested;
+                break;
+            }
+        }
+    }
+    write_report(o.json ? stat_report_json(r) : stat_report_text(r), o.output_path);
+    return r.exit_status;
+}
+
+}  // namespace kpc_cli

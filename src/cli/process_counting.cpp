@@ -1,0 +1,53 @@
+#include "cli/process_counting.hpp"
+
+#include <new>
+
+#include "capi/handles.hpp"
+#include "cli/cli_error.hpp"
+#include "core/backend.hpp"
+#include "core/error.hpp"
+
+namespace kpc_cli {
+
+ProcessCounting::ProcessCounting(kp_sampler_t *sampler, const std::vector<const kp_event_t *> &events,
+                                 pid_t pid) {
+    // kp_event_t is kpc::Event: the events from kp_sampler_event_find are the core's own.
+    std::vector<const kpc::Event *> core_events(events.begin(), events.end());
+    if (core_events.empty()) return;  // nothing to attach; read() reports nothing
+    try {
+        kpc::Session &session = *sampler->session;
+        if (session.released())
+            throw CliError("the counting session was released", kExitStatFailed);
+        counters_ = session.backend().open_process(core_events, static_cast<int>(pid));
+    } catch (const kpc::Error &e) {
+        throw CliError(std::string("cannot count the command: ") + e.what(), kExitStatFailed);
+    } catch (const std::bad_alloc &) {
+        throw CliError("out of memory", kExitStatFailed);
+    }
+}
+
+ProcessCounting::~ProcessCounting() = default;
+
+std::vector<ProcessEventCount> ProcessCounting::read() {
+    std::vector<kpc::ProcessCount> counts;
+    if (!counters_) return {};
+    try {
+        counts = counters_->read();
+    } catch (const kpc::Error &e) {
+        throw CliError(std::string("cannot read the counters: ") + e.what(), kExitStatFailed);
+    }
+    std::vector<ProcessEventCount> out;
+    out.reserve(counts.size());
+    for (const kpc::ProcessCount &c : counts) {
+        ProcessEventCount p;
+        p.counted = c.counted;
+        p.value = c.value;
+        p.enabled_ns = c.enabled_ns;
+        p.running_ns = c.running_ns;
+        p.error = c.error;
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+}  // namespace kpc_cli

@@ -1,0 +1,275 @@
+#include "cli/stat_report.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "cli/json_writer.hpp"
+#include "cli/metrics.hpp"
+#include "cli/run_stats.hpp"
+#include "cli/text_format.hpp"
+
+namespace kpc_cli {
+namespace {
+
+// Column widths of perf stat, so that the two tools' outputs line up alike.
+constexpr size_t kCountWidth = 18;
+constexpr size_t kUnitWidth = 4;
+constexpr size_t kNameWidth = 33;
+constexpr size_t kMetricWidth = 31;
+
+const char *status_label(EventStatus s) {
+    switch (s) {
+    case EventStatus::not_supported: return "<not supported>";
+    case EventStatus::not_counted: return "<not counted>";
+    default: return "";
+    }
+}
+
+const char *status_id(EventStatus s) {
+    switch (s) {
+    case EventStatus::not_supported: return "not_supported";
+    case EventStatus::not_counted: return "not_counted";
+    default: return "counted";
+    }
+}
+
+// Percentage of the enabled time the event was on a counter; unset when not measured.
+std::optional<double> running_pct(const EventOutcome &e) {
+    if (e.enabled_ns == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(e.running_ns) / static_cast<double>(e.enabled_ns);
+}
+
+bool multiplexed(const EventOutcome &e) { return e.enabled_ns != 0 && e.running_ns < e.enabled_ns; }
+
+MetricInputs metric_inputs(const StatResult &r) {
+    MetricInputs in;
+    in.elapsed_ns = summarize(r.elapsed_ns).mean;
+    std::optional<double> cpu_clock;
+    for (const EventOutcome &e : r.events) {
+        if (e.status != EventStatus::counted || !e.generic) continue;
+        double mean = summarize(e.values).mean;
+        if (e.event_name == "task-clock") in.task_clock_ns = mean;
+        else if (e.event_name == "cpu-clock") cpu_clock = mean;
+        else if (e.event_name == "cycles") in.cycles = mean;
+        else if (e.event_name == "instructions") in.instructions = mean;
+        else if (e.event_name == "branches") in.branches = mean;
+        else if (e.event_name == "cache-references") in.cache_references = mean;
+    }
+    if (!in.task_clock_ns) in.task_clock_ns = cpu_clock;
+    return in;
+}
+
+std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
+    if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
+    return derive_metric(e.generic ? e.event_name : "", summarize(e.values).mean, in);
+}
+
+std::string metric_text(const Metric &m) {
+    if (m.per_second) {
+        double v = m.value;
+        const char *prefix = "";
+        if (v >= 1e9) v /= 1e9, prefix = "G";
+        else if (v >= 1e6) v /= 1e6, prefix = "M";
+        else if (v >= 1e3) v /= 1e3, prefix = "K";
+        return format("%9.3f %s%s", v, prefix, m.unit);
+    }
+    if (m.percent) return format("%8.2f%% %s", m.value, m.unit);
+    return format("%9.3f %s", m.value, m.unit);
+}
+
+// The reason with the event's own name taken out, so that events failing for the same
+// cause share one note: "perf_event_open(cycles): ..." -> "perf_event_open: ...".
+std::string shared_reason(const EventOutcome &e) {
+    std::string r = e.reason;
+    for (const std::string &n : {e.event_name, e.name}) {
+        std::string needle = "(" + n + ")";
+        size_t at = r.find(needle);
+        if (!n.empty() && at != std::string::npos) r.erase(at, needle.size());
+    }
+    return r;
+}
+
+std::string rtrim(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+
+std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) {
+    std::string count, unit;
+    if (e.status == EventStatus::counted) {
+        double mean = summarize(e.values).mean;
+        if (e.time_ns) {
+            count = group_thousands(mean / 1e6, 2);
+            unit = "msec";
+        } else {
+            count = group_thousands(static_cast<uint64_t>(std::llround(mean)));
+        }
+    } else {
+        count = status_label(e.status);
+    }
+    std::string line = pad_left(count, kCountWidth) + " " + pad_right(unit, kUnitWidth) + " " +
+                       pad_right(e.name, kNameWidth);
+    if (e.status != EventStatus::counted) return rtrim(line);
+    std::optional<Metric> m = metric_for(e, in);
+    line += pad_right(m ? "#" + metric_text(*m) : "", kMetricWidth);
+    if (runs > 1) line += format("  ( +- %5.2f%% )", summarize(e.values).stddev_pct);
+    if (multiplexed(e)) line += format("  (%.2f%%)", *running_pct(e));
+    return rtrim(line);
+}
+
+// One note per distinct reason, listing the events it applies to.
+std::string reasons_text(const StatResult &r) {
+    std::vector<std::pair<std::string, std::string>> notes;  // (label: events, reason)
+    std::map<std::string, size_t> index;
+    for (const EventOutcome &e : r.events) {
+        if (e.status == EventStatus::counted) continue;
+        std::string reason = shared_reason(e);
+        std::string key = std::string(status_label(e.status)) + "\n" + reason;
+        auto it = index.find(key);
+        if (it == index.end()) {
+            index[key] = notes.size();
+            notes.push_back({std::string(status_label(e.status)) + ": " + e.name, reason});
+        } else {
+            notes[it->second].first += ", " + e.name;
+        }
+    }
+    std::string out;
+    for (const auto &n : notes) out += " " + n.first + "\n     " + n.second + "\n";
+    return out;
+}
+
+void write_summary(JsonWriter &j, const char *key, const Summary &s) {
+    j.key(key);
+    j.begin_object();
+    j.field("mean", s.mean);
+    j.field("stddev", s.stddev);
+    j.field("stddev_pct", s.stddev_pct);
+    j.field("min", s.min);
+    j.field("max", s.max);
+    j.key("values");
+    j.begin_array();
+    for (double v : s.values) j.value(v);
+    j.end_array();
+    j.end_object();
+}
+
+}  // namespace
+
+std::string stat_report_text(const StatResult &r) {
+    MetricInputs in = metric_inputs(r);
+    std::string out = "\n Performance counter stats for '" + join_words(r.command) + "'";
+    if (r.runs_completed < r.runs_requested)
+        out += format(" (%d of %d runs, interrupted)", r.runs_completed, r.runs_requested);
+    else if (r.runs_requested > 1)
+        out += format(" (%d runs)", r.runs_completed);
+    out += ":\n\n";
+    for (const EventOutcome &e : r.events) out += event_line(e, in, r.runs_completed) + "\n";
+    out += "\n";
+    Summary elapsed = summarize(r.elapsed_ns);
+    if (r.runs_completed > 1) {
+        out += format("%18.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", elapsed.mean / 1e9,
+                      elapsed.stddev / 1e9, elapsed.stddev_pct);
+    } else {
+        out += format("%18.9f seconds time elapsed\n\n", elapsed.mean / 1e9);
+        out += format("%18.9f seconds user\n", summarize(r.user_ns).mean / 1e9);
+        out += format("%18.9f seconds sys\n", summarize(r.sys_ns).mean / 1e9);
+    }
+    if (r.signal) out += format("\n '%s' was killed by signal %d (%s)\n", r.command[0].c_str(), r.signal,
+                                strsignal(r.signal));
+    if (r.system_wide)
+        out += "\n note: system-wide counts: the " + r.backend +
+               " backend cannot count one process, so these include everything the machine "
+               "ran while the command did\n";
+    std::string reasons = reasons_text(r);
+    if (!reasons.empty()) out += "\n" + reasons;
+    out += "\n";
+    return out;
+}
+
+std::string stat_report_json(const StatResult &r) {
+    MetricInputs in = metric_inputs(r);
+    std::string out;
+    JsonWriter j(out);
+    j.begin_object();
+    j.field("schema", "kpc-stat/1");
+    j.field("kpc_version", r.kpc_version);
+    j.field("backend", r.backend);
+    j.key("cpu");
+    j.begin_object();
+    j.field("id", r.cpu_id);
+    j.field("name", r.cpu_name);
+    j.field("pmu", r.pmu);
+    j.end_object();
+    j.key("command");
+    j.begin_array();
+    for (const std::string &w : r.command) j.value(w);
+    j.end_array();
+    j.field("scope", r.system_wide ? "system" : "process");
+    j.field("runs", r.runs_completed);
+    j.field("runs_requested", r.runs_requested);
+    j.field("interrupted", r.interrupted);
+    j.field("exit_status", r.exit_status);
+    j.key("signal");
+    if (r.signal)
+        j.value(r.signal);
+    else
+        j.null();
+    write_summary(j, "elapsed_ns", summarize(r.elapsed_ns));
+    write_summary(j, "user_ns", summarize(r.user_ns));
+    write_summary(j, "sys_ns", summarize(r.sys_ns));
+    j.key("events");
+    j.begin_array();
+    for (const EventOutcome &e : r.events) {
+        bool counted = e.status == EventStatus::counted;
+        j.begin_object();
+        j.field("name", e.name);
+        j.field("event", e.event_name);
+        j.field("native_name", e.native_name);
+        j.field("kind", e.kind);
+        j.field("generic", e.generic);
+        j.field("status", status_id(e.status));
+        j.key("reason");
+        if (counted)
+            j.null();
+        else
+            j.value(e.reason);
+        j.field("unit", e.time_ns ? "ns" : "");
+        if (counted) {
+            write_summary(j, "value", summarize(e.values));
+        } else {
+            j.key("value");
+            j.null();
+        }
+        j.key("raw_values");
+        j.begin_array();
+        if (counted)
+            for (uint64_t v : e.raw_values) j.value(v);
+        j.end_array();
+        j.field("time_enabled_ns", e.enabled_ns);
+        j.field("time_running_ns", e.running_ns);
+        j.key("running_pct");
+        if (std::optional<double> p = running_pct(e))
+            j.value(*p);
+        else
+            j.null();
+        j.field("multiplexed", multiplexed(e));
+        j.key("metric");
+        if (std::optional<Metric> m = metric_for(e, in)) {
+            j.begin_object();
+            j.field("id", m->id);
+            j.field("value", m->value);
+            j.field("unit", m->percent ? std::string("% ") + m->unit : std::string(m->unit));
+            j.end_object();
+        } else {
+            j.null();
+        }
+        j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+    return out;
+}
+
+}  // namespace kpc_cli

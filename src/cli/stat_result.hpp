@@ -1,0 +1,44 @@
+// What kpc stat measured, independent of how it is printed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kpc_cli {
+
+enum class EventStatus {
+    counted,
+    not_supported,  // this machine or OS cannot count the event
+    not_counted,    // it could in principle, but did not (permission, never scheduled, ...)
+};
+
+struct EventOutcome {
+    std::string name;         // as given on the command line
+    std::string event_name;   // kp_event_name: the generic name for generic events
+    std::string native_name;  // kp_event_native_name
+    std::string kind;         // fixed / configurable / software
+    bool generic = false;
+    bool time_ns = false;     // task-clock / cpu-clock: the value is nanoseconds
+    EventStatus status = EventStatus::counted;
+    std::string reason;       // why not counted (first failing run); empty when counted
+    std::vector<double> values;        // per run, scaled up for multiplexing
+    std::vector<uint64_t> raw_values;  // per run, as read
+    uint64_t enabled_ns = 0;  // summed over runs
+    uint64_t running_ns = 0;
+};
+
+struct StatResult {
+    std::string kpc_version, backend, cpu_id, cpu_name, pmu;
+    std::vector<std::string> command;
+    bool system_wide = false;  // counts cover every CPU, not only the command (kperf)
+    int runs_requested = 1;
+    int runs_completed = 0;
+    bool interrupted = false;  // -r stopped early because a run was interrupted (SIGINT)
+    std::vector<EventOutcome> events;
+    std::vector<double> elapsed_ns, user_ns, sys_ns;  // per run
+    int exit_status = 0;  // of the last run: its exit code, or 128+signal
+    int signal = 0;       // the signal that ended the last run, or 0
+};
+
+}  // namespace kpc_cli
