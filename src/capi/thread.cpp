@@ -76,7 +76,10 @@ int kp_thread_stop(kp_thread_t *t) {
 }
 
 int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count) {
-    return kp_thread_sample_full(t, values, nullptr, count, nullptr, nullptr);
+    if (!t) return record_error(KP_EINVAL, "kp_thread_sample: thread is NULL");
+    if (!values) return record_error(KP_EINVAL, "kp_thread_sample: values is NULL");
+    if (!t->impl.on_owner_thread()) return wrong_thread("kp_thread_sample");
+    return t->impl.sample(values, nullptr, count, nullptr, nullptr);
 }
 
 int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete, size_t count,

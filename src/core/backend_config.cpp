@@ -31,11 +31,16 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts) {
             fail(KP_EINVAL, "kp_sampler_options_t.version is " + std::to_string(opts->version) +
                                 "; initialise options with kp_sampler_options_init(&opts, "
                                 "KP_SAMPLER_OPTIONS_VERSION)");
-        if (opts->backend != KP_BACKEND_AUTO && opts->backend != KP_BACKEND_KPERF &&
-            opts->backend != KP_BACKEND_PERF_EVENT)
-            fail(KP_EINVAL, "kp_sampler_options_t.backend is " + std::to_string(opts->backend) +
+        // Read the field as an int: a C caller may store any value, and loading an
+        // out-of-range value through the enum type is undefined behaviour in C++.
+        static_assert(sizeof(int) == sizeof(kp_backend_t), "kp_backend_t is int-sized");
+        int backend = 0;
+        std::memcpy(&backend, &opts->backend, sizeof backend);
+        if (backend != KP_BACKEND_AUTO && backend != KP_BACKEND_KPERF &&
+            backend != KP_BACKEND_PERF_EVENT)
+            fail(KP_EINVAL, "kp_sampler_options_t.backend is " + std::to_string(backend) +
                                 "; use KP_BACKEND_AUTO, KP_BACKEND_KPERF or KP_BACKEND_PERF_EVENT");
-        c.backend = opts->backend;
+        c.backend = static_cast<kp_backend_t>(backend);
         if (opts->kperf_path) c.kperf_path = opts->kperf_path;
         if (opts->kperfdata_path) c.kperfdata_path = opts->kperfdata_path;
     }

@@ -38,21 +38,14 @@ void CountingThread::stop() {
     if (!session_->released()) counters_->stop();
 }
 
-int CountingThread::sample(uint64_t *values, uint8_t *complete, size_t count,
-                           uint64_t *enabled_ns, uint64_t *running_ns) noexcept {
+int CountingThread::sample_refused(size_t count) const noexcept {
     if (count < events_.size())
         return record_error(KP_EBUFSIZE, "kp_thread_sample: the values buffer holds fewer elements "
                                          "than the handle has events (see kp_thread_event_count)");
     if (session_->released())
         return record_error(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new "
                                        "sampler to count again");
-    if (!started_once_)
-        return record_error(KP_ESTATE, "kp_thread_sample before kp_thread_start: start the handle first");
-    uint64_t enabled = 0, run = 0;
-    int rc = counters_->read(values, complete, &enabled, &run);
-    if (enabled_ns) *enabled_ns = enabled;
-    if (running_ns) *running_ns = run;
-    return rc;
+    return record_error(KP_ESTATE, "kp_thread_sample before kp_thread_start: start the handle first");
 }
 
 }  // namespace kpc
