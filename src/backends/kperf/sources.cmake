@@ -1,4 +1,16 @@
-# Apple kperf backend (built on every platform: plain dlopen + function pointers).
+# Apple kperf backend (built on every platform: plain dlopen + function pointers, so it
+# is tested on Linux against the simulator in tests/kperf_sim).
 target_sources(kpc_objects PRIVATE
-  backends/kperf/kperf_backend_stub.cpp
+  backends/kperf/chip.cpp
+  backends/kperf/frameworks.cpp
+  backends/kperf/generic_map.cpp
+  backends/kperf/kernel_state.cpp
+  backends/kperf/kpc_program.cpp
+  backends/kperf/kpep_layout.cpp
+  backends/kperf/kperf_backend.cpp
+  backends/kperf/kperf_errors.cpp
+  backends/kperf/kperf_raw_capi.cpp
+  backends/kperf/placement.cpp
+  backends/kperf/system_counters.cpp
+  backends/kperf/thread_counters.cpp
 )

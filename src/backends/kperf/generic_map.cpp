@@ -1,0 +1,106 @@
+#include "backends/kperf/generic_map.hpp"
+
+#include <string>
+
+namespace kpc::kperf {
+namespace {
+
+using G = GenericId;
+
+enum GenMask : unsigned {
+    kA = 1u << 0,   // pre-M1 A-series
+    kM1 = 1u << 1,
+    kM2 = 1u << 2,
+    kM3 = 1u << 3,
+    kM4 = 1u << 4,  // M4 and M5 share their events
+    kIntel = 1u << 5,
+    kAppleAll = kA | kM1 | kM2 | kM3 | kM4,
+    kM1toM3 = kA | kM1 | kM2 | kM3,
+};
+
+unsigned bit_of(Generation g) {
+    switch (g) {
+    case Generation::apple_a_series: return kA;
+    case Generation::m1: return kM1;
+    case Generation::m2: return kM2;
+    case Generation::m3: return kM3;
+    case Generation::m4:
+    case Generation::m5: return kM4;
+    case Generation::intel: return kIntel;
+    case Generation::unknown: break;
+    }
+    return 0;
+}
+
+struct Row {
+    G id;
+    unsigned generations;
+    const char *names[3];  // unused slots are nullptr
+    const char *note;
+};
+
+// One row per (generic event, generations). Apple candidates come from the kpep plists
+// (docs/apple.md has the table); Intel ones from Apple's Intel databases as kpc_demo
+// uses them. Order = preference.
+const Row kRows[] = {
+    {G::cycles, kAppleAll, {"FIXED_CYCLES", "CORE_ACTIVE_CYCLE"}, ""},
+    {G::cycles, kIntel, {"CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.CORE"}, ""},
+    {G::instructions, kAppleAll, {"FIXED_INSTRUCTIONS", "INST_ALL"}, ""},
+    {G::instructions, kIntel, {"INST_RETIRED.ANY"}, ""},
+    {G::branches, kAppleAll, {"INST_BRANCH"}, ""},
+    {G::branches, kIntel, {"BR_INST_RETIRED.ALL_BRANCHES"}, ""},
+    {G::branch_misses, kAppleAll, {"BRANCH_MISPRED_NONSPEC", "BRANCH_MISPREDICT"}, ""},
+    {G::branch_misses, kIntel, {"BR_MISP_RETIRED.ALL_BRANCHES", "BR_INST_RETIRED.MISPRED"}, ""},
+    {G::cache_references, kM4, {"ARM_L1D_CACHE", "INST_LDST"},
+     "Apple has no last-level-cache events; this counts level-1 data cache accesses"},
+    {G::cache_references, kM1toM3, {"INST_LDST"},
+     "Apple has no last-level-cache events; this counts retired loads and stores"},
+    {G::cache_references, kIntel, {"LONGEST_LAT_CACHE.REFERENCE"}, ""},
+    {G::cache_misses, kAppleAll, {"L1D_CACHE_MISS_LD_NONSPEC", "L1D_CACHE_MISS_LD"},
+     "Apple has no last-level-cache events; this counts level-1 data cache load misses"},
+    {G::cache_misses, kIntel, {"LONGEST_LAT_CACHE.MISS"}, ""},
+    {G::l1d_load_misses, kAppleAll, {"L1D_CACHE_MISS_LD_NONSPEC", "L1D_CACHE_MISS_LD"}, ""},
+    {G::l1d_load_misses, kIntel, {"L1D.REPLACEMENT"}, ""},
+    {G::l1d_store_misses, kAppleAll, {"L1D_CACHE_MISS_ST_NONSPEC", "L1D_CACHE_MISS_ST"}, ""},
+    {G::l1i_load_misses, kAppleAll, {"L1I_CACHE_MISS_DEMAND"}, ""},
+    {G::dtlb_load_misses, kAppleAll, {"L1D_TLB_MISS_NONSPEC", "L1D_TLB_MISS"},
+     "Apple counts loads and stores that missed the L1 data TLB"},
+    {G::dtlb_load_misses, kIntel, {"DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK"}, ""},
+    {G::itlb_load_misses, kAppleAll, {"L1I_TLB_MISS_DEMAND"}, ""},
+    {G::itlb_load_misses, kIntel, {"ITLB_MISSES.MISS_CAUSES_A_WALK"}, ""},
+    {G::stalled_cycles_frontend, kM4, {"ARM_STALL_FRONTEND", "MAP_DISPATCH_BUBBLE"}, ""},
+    {G::stalled_cycles_frontend, kM1toM3, {"MAP_DISPATCH_BUBBLE"},
+     "counts dispatch bubbles, the closest front-end stall event before M4"},
+    {G::stalled_cycles_backend, kM4, {"ARM_STALL_BACKEND", "MAP_STALL_DISPATCH"}, ""},
+    {G::stalled_cycles_backend, kM1toM3, {"MAP_STALL_DISPATCH"},
+     "counts cycles the map unit was stalled by dispatch back pressure"},
+    {G::ref_cycles, kIntel, {"CPU_CLK_UNHALTED.REF_TSC"}, ""},
+};
+
+}  // namespace
+
+GenericMapping generic_candidates(GenericId id, Generation g) {
+    GenericMapping m;
+    if (g == Generation::unknown) {
+        m.note = "unknown to libkpc, so generic event names cannot be mapped on it; use "
+                 "the native event names of its kpep database (kpc list)";
+        return m;
+    }
+    const unsigned bit = bit_of(g);
+    for (const Row &row : kRows) {
+        if (row.id != id || !(row.generations & bit)) continue;
+        for (const char *name : row.names)
+            if (name) m.candidates.push_back(name);
+        m.note = row.note;
+        return m;
+    }
+    if (id == G::ref_cycles && g != Generation::intel)
+        m.note = "Apple's PMU has no constant-rate reference-cycle counter; use "
+                 "mach_absolute_time() for a constant-rate clock";
+    else
+        m.note = std::string("no ") + generation_name(g) +
+                 " PMU event corresponds to it; see docs/apple.md for what each chip offers";
+    return m;
+}
+
+}  // namespace kpc::kperf

@@ -1,0 +1,285 @@
+#include "backends/kperf/kperf_backend.hpp"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/kperf/generic_map.hpp"
+#include "backends/kperf/kperf_errors.hpp"
+#include "backends/kperf/kpc_program.hpp"
+#include "backends/kperf/system_counters.hpp"
+#include "backends/kperf/thread_counters.hpp"
+#include "core/error.hpp"
+#include "core/event_database.hpp"
+#include "core/generic_events.hpp"
+
+namespace kpc::kperf {
+namespace {
+
+int lowest_bit(uint32_t m) {
+    for (int i = 0; i < 32; ++i)
+        if (m >> i & 1u) return i;
+    return -1;
+}
+
+std::string hex(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%x", v);
+    return b;
+}
+
+std::string label_of(const Event &e) {
+    return e.generic ? e.name + " (" + e.native_name + ")" : e.name;
+}
+
+const char *const kSoftwareReason =
+    "software events are counted by the operating system, and the kperf backend reads only "
+    "the CPU's PMU; on macOS time the thread with clock_gettime(CLOCK_THREAD_CPUTIME_ID), on "
+    "Linux use the perf_event backend";
+
+}  // namespace
+
+KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path)
+    : frameworks_(kperf_path, kperfdata_path),
+      kernel_(KernelState::for_library(frameworks_.kperf_handle())),
+      db_(nullptr, DbDeleter{&frameworks_.api()}) {
+    const kp_kperf_api_t &api = frameworks_.api();
+    kp_kpep_db_t *db = nullptr;
+    if (int rc = api.kpep_db_create(nullptr, &db))
+        throw_kpep("kpep_db_create", rc,
+                   " while opening this CPU's event database (/usr/share/kpep); a virtual "
+                   "machine or an unsupported Mac has none");
+    if (!db) fail(KP_EFRAMEWORK, "kperfdata: kpep_db_create returned no database");
+    db_.reset(db);
+
+    view_ = read_database(api, db);
+    for (size_t i = 0; i < view_.events.size(); ++i) by_ptr_.emplace(view_.events[i].ptr, i);
+    chip_ = identify_chip(view_.name, view_.marketing_name, view_.architecture);
+    cpu_ = CpuInfo{chip_.db_name, chip_.name, chip_.pmu};
+
+    size_t fixed = 0, config = 0;
+    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_FIXED_MASK, &fixed))
+        throw_kpep("kpep_db_counters_count", rc);
+    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_CONFIGURABLE_MASK, &config))
+        throw_kpep("kpep_db_counters_count", rc);
+    if (fixed + config > KP_KPC_MAX_COUNTERS)
+        fail(KP_ELAYOUT, "kperfdata reports " + std::to_string(fixed) + " fixed and " +
+                             std::to_string(config) + " configurable counters; at most 32 exist");
+    fixed_count_ = static_cast<uint32_t>(fixed);
+    config_count_ = static_cast<uint32_t>(config);
+    fixed_bits_ = fixed ? ((1u << fixed) - 1u) : 0u;
+    config_bits_ = config ? (((1u << config) - 1u) << fixed) : 0u;
+
+    // Last, so that nothing after it can fail: from here the destructor restores it.
+    std::lock_guard<std::mutex> lock(access_mu_);
+    access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
+    forced_ = access_status_ == KP_OK;
+}
+
+KperfBackend::~KperfBackend() {
+    try {
+        release();
+    } catch (...) {
+        // Destruction cannot report; release() did all it could.
+    }
+}
+
+void KperfBackend::check_access() const {
+    std::lock_guard<std::mutex> lock(access_mu_);
+    if (released_.load(std::memory_order_acquire))
+        fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
+    if (forced_) return;
+    // Whatever blocked us at creation (another tool, missing root) may have gone away.
+    std::string message;
+    int os_code = 0;
+    int status = kernel_->acquire_force(frameworks_.api(), &message, &os_code);
+    if (status == KP_OK) {
+        forced_ = true;
+        return;
+    }
+    access_status_ = status;
+    access_message_ = message;
+    access_os_code_ = os_code;
+    fail(status, message, os_code);
+}
+
+void KperfBackend::release() {
+    std::lock_guard<std::mutex> lock(access_mu_);
+    released_.store(true, std::memory_order_release);
+    const kp_kperf_api_t &api = frameworks_.api();
+    std::string problems;
+    int os_code = 0;
+    try {
+        kernel_->stop_session(api, this);
+    } catch (const Error &e) {
+        problems = e.message();
+        os_code = e.os_code();
+    }
+    if (forced_) {
+        forced_ = false;
+        try {
+            kernel_->release_force(api);
+        } catch (const Error &e) {
+            problems += (problems.empty() ? "" : "; ") + e.message();
+            if (!os_code) os_code = e.os_code();
+        }
+    }
+    if (!problems.empty()) fail(KP_EKERNEL, problems, os_code);
+}
+
+bool KperfBackend::is_fixed(const EventFields &f) const {
+    // Fixed events say so by a flag or by a mask that names only fixed counters.
+    return f.fixed_flag || (f.mask != 0 && (f.mask & ~fixed_bits_) == 0);
+}
+
+uint32_t KperfBackend::effective_mask(const EventFields &f) const {
+    const uint32_t available = fixed_bits_ | config_bits_;
+    if (is_fixed(f)) return f.mask & fixed_bits_;
+    if (f.mask == 0) return config_bits_;  // no counters_mask in the plist: any configurable
+    return f.mask & available;
+}
+
+Event KperfBackend::native_event(const EventFields &f) const {
+    Event e;
+    e.name = f.name;
+    e.native_name = f.name;
+    e.description = f.description;
+    if (f.alias) e.alias = f.alias, e.has_alias = true;
+    if (f.errata) e.errata = f.errata, e.has_errata = true;
+    if (f.fallback) e.fallback = f.fallback, e.has_fallback = true;
+    e.counters_mask = effective_mask(f);
+    const bool fixed = is_fixed(f);
+    e.kind = fixed ? KP_EVENT_FIXED : KP_EVENT_CONFIGURABLE;
+    e.fixed_counter = fixed ? lowest_bit(e.counters_mask) : -1;
+    e.selector = f.number;
+    e.native = f.ptr;
+    if (e.counters_mask == 0) {
+        e.available = false;
+        e.unavailable_reason = "its counters_mask " + hex(f.mask) +
+                               " names no counter this machine has";
+    }
+    return e;
+}
+
+void KperfBackend::populate(EventDatabase &db) {
+    std::lock_guard<std::mutex> lock(kpep_mu_);
+    const kp_kperf_api_t &api = frameworks_.api();
+    size_t n = 0;
+    const GenericEvent *generics = generic_events(&n);
+    for (size_t i = 0; i < n; ++i) {
+        const GenericEvent &g = generics[i];
+        Event e;
+        e.name = g.name;
+        e.description = g.description;
+        e.generic = true;
+        if (g.software) {
+            e.kind = KP_EVENT_SOFTWARE;
+            e.available = false;
+            e.unavailable_reason = kSoftwareReason;
+            db.add(std::move(e));
+            continue;
+        }
+        GenericMapping m = generic_candidates(g.id, chip_.generation);
+        kp_kpep_event_t *found = nullptr;
+        for (const char *candidate : m.candidates) {
+            kp_kpep_event_t *ev = nullptr;
+            int rc = api.kpep_db_event(db_.get(), candidate, &ev);
+            if (rc == KP_KPEP_ERR_EVENT_NOT_FOUND || (rc == 0 && !ev)) continue;
+            if (rc != 0) throw_kpep("kpep_db_event", rc, std::string(" looking up ") + candidate);
+            found = ev;
+            break;
+        }
+        if (found) {
+            auto it = by_ptr_.find(found);
+            EventFields f = it != by_ptr_.end() ? view_.events[it->second]
+                                                : read_event(api, found, view_.event_stride);
+            Event native = native_event(f);
+            native.name = e.name;
+            native.description = e.description;
+            if (!m.note.empty()) native.description += " (" + chip_.name + ": " + m.note + ")";
+            native.generic = true;
+            db.add(std::move(native));
+            continue;
+        }
+        e.kind = KP_EVENT_CONFIGURABLE;
+        e.available = false;
+        e.native_name = m.candidates.empty() ? "" : m.candidates.front();
+        if (chip_.generation == Generation::unknown) {
+            e.unavailable_reason = "the CPU (kpep database '" + chip_.db_name + "') is " + m.note;
+        } else if (m.candidates.empty()) {
+            e.unavailable_reason = "not on " + chip_.name + " (" + chip_.db_name + "): " + m.note;
+        } else {
+            std::string names;
+            for (const char *c : m.candidates) names += (names.empty() ? "" : ", ") + std::string(c);
+            e.unavailable_reason = "not on " + chip_.name + " (" + chip_.db_name +
+                                   "): its kpep database has none of " + names;
+        }
+        db.add(std::move(e));
+    }
+    for (const EventFields &f : view_.events) db.add(native_event(f));
+}
+
+bool KperfBackend::resolve_dynamic(std::string_view name, Event &out) {
+    // kpep_db_event also knows aliases ("Cycles", "Instructions").
+    std::lock_guard<std::mutex> lock(kpep_mu_);
+    kp_kpep_event_t *ev = nullptr;
+    const std::string key(name);
+    int rc = frameworks_.api().kpep_db_event(db_.get(), key.c_str(), &ev);
+    if (rc == KP_KPEP_ERR_EVENT_NOT_FOUND || (rc == 0 && !ev)) return false;
+    if (rc != 0) throw_kpep("kpep_db_event", rc, " looking up '" + key + "'");
+    auto it = by_ptr_.find(ev);
+    EventFields f = it != by_ptr_.end() ? view_.events[it->second]
+                                        : read_event(frameworks_.api(), ev, view_.event_stride);
+    out = native_event(f);
+    out.name = key;
+    return true;
+}
+
+KpcProgram KperfBackend::program(const std::vector<const Event *> &events) {
+    check_access();
+    std::vector<ProgramEvent> pe;
+    pe.reserve(events.size());
+    for (const Event *e : events) {
+        if (!e->available)
+            fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
+                                      e->unavailable_reason);
+        if (!e->native)
+            fail(KP_EUNAVAILABLE, "event '" + e->name + "' is not a kperf event");
+        pe.push_back(ProgramEvent{label_of(*e),
+                                  static_cast<kp_kpep_event_t *>(const_cast<void *>(e->native)),
+                                  e->counters_mask});
+    }
+    KpcProgram prog;
+    {
+        std::lock_guard<std::mutex> lock(kpep_mu_);
+        prog = build_program(frameworks_.api(), db_.get(), pe, fixed_bits_ | config_bits_,
+                             fixed_bits_, KP_KPEP_ADD_USER_ONLY);
+    }
+    kernel_->prepare(frameworks_.api(), prog);
+    return prog;
+}
+
+std::unique_ptr<ThreadCounters> KperfBackend::open(const std::vector<const Event *> &events) {
+    KpcProgram prog = program(events);
+    return std::make_unique<KperfThreadCounters>(frameworks_.api(), kernel_, this, released_,
+                                                 std::move(prog));
+}
+
+std::unique_ptr<ProcessCounters> KperfBackend::open_process(const std::vector<const Event *> &events,
+                                                            int /*pid: kpc counts system-wide*/) {
+    KpcProgram prog = program(events);
+    return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
+                                            std::move(prog));
+}
+
+}  // namespace kpc::kperf
+
+namespace kpc {
+
+std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,
+                                            const std::string &kperfdata_path) {
+    return std::make_unique<kperf::KperfBackend>(kperf_path, kperfdata_path);
+}
+
+}  // namespace kpc

@@ -1,0 +1,73 @@
+// The Apple backend: kperf.framework / kperfdata.framework loaded with dlopen.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "backends/kperf/chip.hpp"
+#include "backends/kperf/frameworks.hpp"
+#include "backends/kperf/kernel_state.hpp"
+#include "backends/kperf/kpep_layout.hpp"
+#include "core/backend.hpp"
+#include "kpc/errors.h"
+#include "kpc/kperf_raw.h"
+
+namespace kpc::kperf {
+
+class KperfBackend final : public Backend {
+public:
+    // Loads both frameworks, opens this CPU's kpep database, checks its layout, identifies
+    // the chip and takes the counters from the Power Manager. Lack of permission is not an
+    // error here (check_access reports it); everything else throws.
+    KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path);
+    ~KperfBackend() override;
+
+    kp_backend_t kind() const override { return KP_BACKEND_KPERF; }
+    const char *name() const override { return "kperf"; }
+    const CpuInfo &cpu() const override { return cpu_; }
+    uint32_t fixed_counters() const override { return fixed_count_; }
+    uint32_t configurable_counters() const override { return config_count_; }
+    void check_access() const override;
+    void populate(EventDatabase &db) override;
+    bool resolve_dynamic(std::string_view name, Event &out) override;
+    std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
+    std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
+                                                  int pid) override;
+    void release() override;
+
+    const kp_kperf_api_t &api() const { return frameworks_.api(); }
+
+private:
+    struct DbDeleter {
+        const kp_kperf_api_t *api;
+        void operator()(kp_kpep_db_t *db) const { api->kpep_db_free(db); }
+    };
+
+    Event native_event(const EventFields &f) const;
+    bool is_fixed(const EventFields &f) const;
+    uint32_t effective_mask(const EventFields &f) const;
+    KpcProgram program(const std::vector<const Event *> &events);
+
+    Frameworks frameworks_;
+    std::shared_ptr<KernelState> kernel_;
+    std::unique_ptr<kp_kpep_db_t, DbDeleter> db_;
+    DbView view_;
+    Chip chip_;
+    CpuInfo cpu_;
+    uint32_t fixed_count_ = 0, config_count_ = 0;
+    uint32_t fixed_bits_ = 0, config_bits_ = 0;
+    std::unordered_map<const kp_kpep_event_t *, size_t> by_ptr_;  // event -> view_.events index
+
+    std::mutex kpep_mu_;  // kperfdata makes no thread-safety promise: one caller at a time
+    mutable std::mutex access_mu_;
+    mutable bool forced_ = false;  // this sampler holds a force_all_ctrs reference
+    mutable int access_status_ = KP_OK;
+    mutable int access_os_code_ = 0;
+    mutable std::string access_message_;
+    std::atomic<bool> released_{false};
+};
+
+}  // namespace kpc::kperf

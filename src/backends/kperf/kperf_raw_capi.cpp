@@ -1,0 +1,24 @@
+// kp_sampler_kperf_api(): the C entry point of include/kpc/kperf_raw.h.
+#include "kpc/kperf_raw.h"
+
+#include <string>
+
+#include "backends/kperf/kperf_backend.hpp"
+#include "capi/guard.hpp"
+#include "capi/handles.hpp"
+
+extern "C" int kp_sampler_kperf_api(const kp_kperf_api_t **out, const kp_sampler_t *s) {
+    if (out) *out = nullptr;
+    return kpc::guarded([&] {
+        if (!out) kpc::fail(KP_EINVAL, "kp_sampler_kperf_api: out is NULL");
+        if (!s) kpc::fail(KP_EINVAL, "kp_sampler_kperf_api: sampler is NULL");
+        const kpc::Backend &b = s->session->backend();
+        if (b.kind() != KP_BACKEND_KPERF)
+            kpc::fail(KP_EUNSUPPORTED, std::string("kp_sampler_kperf_api: the sampler uses the ") +
+                                           b.name() +
+                                           " backend; the kperf function table exists only on "
+                                           "the kperf backend (KP_BACKEND_KPERF)");
+        *out = &static_cast<const kpc::kperf::KperfBackend &>(b).api();
+        return KP_OK;
+    });
+}

@@ -1,0 +1,90 @@
+#include "backends/kperf/system_counters.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include "backends/kperf/kperf_errors.hpp"
+#include "core/error.hpp"
+
+namespace kpc::kperf {
+
+SystemCounters::SystemCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
+                               const void *session, const std::atomic<bool> &released,
+                               KpcProgram prog)
+    : api_(api), kernel_(std::move(kernel)), prog_(std::move(prog)) {
+    per_cpu_ = api_.kpc_get_counter_count(prog_.classes);
+    if (per_cpu_ == 0 || per_cpu_ > KP_KPC_MAX_COUNTERS) {
+        int err = errno;
+        fail(KP_EKERNEL, "kperf: kpc_get_counter_count reported " + std::to_string(per_cpu_) +
+                             " counters for the configuration " + errno_text(err), err);
+    }
+    for (uint32_t slot : prog_.index)
+        if (slot >= per_cpu_)
+            fail(KP_ELAYOUT, "kperf: counter slot " + std::to_string(slot) + " is beyond the " +
+                                 std::to_string(per_cpu_) + " counters kpc reports per CPU");
+    long conf = sysconf(_SC_NPROCESSORS_CONF), onln = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t ncpu = static_cast<size_t>(std::max({conf, onln, 1L}));
+    // One spare block: the kernel writes one block per CPU it knows of.
+    buf_.assign((ncpu + 1) * per_cpu_, 0);
+    kernel_->start(api_, this, session, released, prog_);
+    if (int err = snapshot(before_)) {
+        try {
+            kernel_->stop(api_, this);
+        } catch (...) {
+            // The snapshot failure is the error to report.
+        }
+        throw_kpc("kpc_get_cpu_counters", err);
+    }
+}
+
+SystemCounters::~SystemCounters() {
+    try {
+        kernel_->stop(api_, this);
+    } catch (...) {
+        // Destruction cannot report.
+    }
+}
+
+int SystemCounters::snapshot(std::vector<uint64_t> &sums) {
+    std::fill(buf_.begin(), buf_.end(), 0);
+    int curcpu = 0;
+    if (api_.kpc_get_cpu_counters(true, prog_.classes, &curcpu, buf_.data()) != 0) return errno;
+    sums.assign(prog_.index.size(), 0);
+    const size_t blocks = buf_.size() / per_cpu_;
+    for (size_t cpu = 0; cpu < blocks; ++cpu)
+        for (size_t i = 0; i < sums.size(); ++i) sums[i] += buf_[cpu * per_cpu_ + prog_.index[i]];
+    return 0;
+}
+
+std::vector<ProcessCount> SystemCounters::read() {
+    std::vector<ProcessCount> out(prog_.index.size());
+    if (!kernel_->counting(this)) {
+        for (ProcessCount &c : out)
+            c.error = "the sampler was released before the counts were read";
+        return out;
+    }
+    std::vector<uint64_t> after;
+    int err = snapshot(after);
+    try {
+        kernel_->stop(api_, this);
+    } catch (const Error &) {
+        // The counts are still right; the sampler's release switches counting off again.
+    }
+    if (err != 0) {
+        std::string msg;
+        kpc_status("kpc_get_cpu_counters", err, &msg);
+        for (ProcessCount &c : out) c.error = msg;
+        return out;
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+        out[i].counted = true;
+        out[i].value = after[i] - before_[i];
+    }
+    return out;
+}
+
+}  // namespace kpc::kperf

@@ -1,0 +1,54 @@
+// One kp_thread_t's events on Apple: the kernel's per-thread counters, read with
+// kpc_get_thread_counters. Those counters run whenever thread counting is on (for any
+// handle), so each handle keeps a base taken at start and adds up its own started
+// intervals: values are running totals of this thread while this handle was started.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "backends/kperf/kernel_state.hpp"
+#include "backends/kperf/kpc_program.hpp"
+#include "core/backend.hpp"
+#include "kpc/kperf_raw.h"
+
+namespace kpc::kperf {
+
+class KperfThreadCounters final : public ThreadCounters {
+public:
+    // `api` and `released` belong to the backend, which outlives this object.
+    KperfThreadCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
+                        const void *session, const std::atomic<bool> &released, KpcProgram prog);
+    ~KperfThreadCounters() override;
+    void start() override;
+    void stop() override;
+    int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
+             uint64_t *running_ns) noexcept override;
+
+private:
+    // kpc_get_thread_counters into buf_, retrying once on EINVAL (the kernel allocates a
+    // thread's buffer lazily). Returns 0 or the errno.
+    int fetch() noexcept;
+    // read() when the first attempt failed; kept out of line so the hot path stays short.
+    int read_after_failure(uint64_t *values) noexcept;
+
+    const kp_kperf_api_t &api_;
+    int (*get_counters_)(uint32_t, uint32_t, uint64_t *);  // api_.kpc_get_thread_counters
+    std::shared_ptr<KernelState> kernel_;
+    const void *session_;
+    const std::atomic<bool> &released_;
+    KpcProgram prog_;
+    size_t n_ = 0;
+    bool running_ = false;
+    uint32_t index_[KP_KPC_MAX_COUNTERS] = {};
+    uint64_t base_[KP_KPC_MAX_COUNTERS] = {};   // counter values at the last start
+    uint64_t total_[KP_KPC_MAX_COUNTERS] = {};  // accumulated over finished intervals
+    uint64_t offset_[KP_KPC_MAX_COUNTERS] = {}; // total_ - base_ (mod 2^64), for read()
+    uint64_t buf_[KP_KPC_MAX_COUNTERS] = {};
+};
+
+// Record the error a failed kpc_get_*_counters call gives the hot path; never throws.
+int record_read_error(const char *call, int err) noexcept;
+
+}  // namespace kpc::kperf
