@@ -65,7 +65,9 @@ KP_API void kp_thread_free(kp_thread_t *t);
 /**
  * Start (or resume) counting. Idempotent: starting a started handle does nothing.
  * @return KP_OK; KP_EINVAL (NULL); KP_EWRONG_THREAD; KP_ESTATE (sampler released);
- *   KP_EBUSY; KP_EPERM; KP_EKERNEL.
+ *   KP_EBUSY (Apple: another handle counts a different event set, or another tool holds
+ *   the counters); KP_EPERM; KP_EUNAVAILABLE (Apple: the kernel's allow-list refused an
+ *   event when counting started); KP_EKERNEL.
  */
 KP_API int kp_thread_start(kp_thread_t *t);
 

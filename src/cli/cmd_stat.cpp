@@ -49,11 +49,12 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
 void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
     if (o.status != EventStatus::counted) return;
     if (!c.counted) {
-        // Raw and libpfm4 events are listed as available until tried; on a machine without
-        // a PMU their failure is still "not supported", not a transient "not counted".
+        // Raw and libpfm4 events are listed as available until tried; the backend's status
+        // says whether the machine cannot count them ("not supported") or this run failed.
         bool hardware = kp_event_kind(e) != KP_EVENT_SOFTWARE;
-        o.status = !kp_event_is_available(e) || (hardware && no_pmu) ? EventStatus::not_supported
-                                                                     : EventStatus::not_counted;
+        bool unsupported = !kp_event_is_available(e) || c.status == KP_EUNAVAILABLE ||
+                           c.status == KP_EUNSUPPORTED || (hardware && no_pmu);
+        o.status = unsupported ? EventStatus::not_supported : EventStatus::not_counted;
         o.reason = !c.error.empty() ? c.error : kp_event_unavailable_reason(e);
         if (o.reason.empty()) o.reason = "the backend could not count the event";
         return;
@@ -76,6 +77,7 @@ void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, b
 
 ProcessEventCount unavailable(const kp_event_t *e) {
     ProcessEventCount c;
+    c.status = KP_EUNAVAILABLE;
     c.error = kp_event_unavailable_reason(e);
     return c;
 }
@@ -124,8 +126,6 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     r.pmu = kp_sampler_pmu_name(s);
     r.command = o.child_argv;
     r.runs_requested = o.repeat;
-    // kperf cannot attach counters to one process; its open_process counts every CPU.
-    r.system_wide = kp_sampler_backend(s) == KP_BACKEND_KPERF;
     for (size_t i = 0; i < events.size(); ++i) r.events.push_back(describe(o.events[i], events[i]));
     return r;
 }
@@ -135,6 +135,7 @@ void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_even
               const Attachable &attach, StatResult &r) {
     ChildProcess child(o.child_argv);
     ProcessCounting counting(s, attach.events, child.pid());
+    r.system_wide = r.system_wide || counting.system_wide();
     int exec_errno = child.start();
     ChildExit exit = child.wait();
     if (exec_errno != 0)

@@ -44,10 +44,13 @@ std::vector<ProcessEventCount> ProcessCounting::read() {
         p.value = c.value;
         p.enabled_ns = c.enabled_ns;
         p.running_ns = c.running_ns;
+        p.status = c.status;
         p.error = c.error;
         out.push_back(std::move(p));
     }
     return out;
 }
+
+bool ProcessCounting::system_wide() const { return counters_ && counters_->system_wide(); }
 
 }  // namespace kpc_cli

@@ -18,7 +18,8 @@ class ProcessCounters;
 namespace kpc_cli {
 
 struct ProcessEventCount {
-    bool counted = false;  // false: `error` says why
+    bool counted = false;  // false: `status` and `error` say why
+    int status = KP_OK;    // KP_EUNAVAILABLE / KP_EUNSUPPORTED: the machine cannot count it
     uint64_t value = 0;
     uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
     uint64_t running_ns = 0;
@@ -39,6 +40,8 @@ public:
 
     // One entry per event, in order. Call after the child has been reaped.
     std::vector<ProcessEventCount> read();
+    // True when the counts cover every CPU, not only the command (the kperf backend).
+    bool system_wide() const;
 
 private:
     std::unique_ptr<kpc::ProcessCounters> counters_;

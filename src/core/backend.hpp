@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/event.hpp"
+#include "kpc/errors.h"
 #include "kpc/sampler.h"
 
 namespace kpc {
@@ -40,7 +41,8 @@ public:
 
 // Counts of one event for a whole child process and its threads (the kpc stat command).
 struct ProcessCount {
-    bool counted = false;    // false: `error` says why (event unavailable, refused, ...)
+    bool counted = false;    // false: `status` and `error` say why
+    int status = KP_OK;      // KP_EUNAVAILABLE / KP_EUNSUPPORTED: this machine cannot count it
     uint64_t value = 0;
     uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
     uint64_t running_ns = 0;
@@ -53,6 +55,9 @@ public:
     virtual ~ProcessCounters() = default;
     // One entry per event given to open_process, after the child has exited.
     virtual std::vector<ProcessCount> read() = 0;
+    // True when the counts cover every CPU rather than only the child (Apple's kpc cannot
+    // attach counters to another process).
+    virtual bool system_wide() const { return false; }
 };
 
 class Backend {

@@ -63,8 +63,10 @@ int SystemCounters::snapshot(std::vector<uint64_t> &sums) {
 std::vector<ProcessCount> SystemCounters::read() {
     std::vector<ProcessCount> out(prog_.index.size());
     if (!kernel_->counting(this)) {
-        for (ProcessCount &c : out)
+        for (ProcessCount &c : out) {
+            c.status = KP_ESTATE;
             c.error = "the sampler was released before the counts were read";
+        }
         return out;
     }
     std::vector<uint64_t> after;
@@ -76,8 +78,11 @@ std::vector<ProcessCount> SystemCounters::read() {
     }
     if (err != 0) {
         std::string msg;
-        kpc_status("kpc_get_cpu_counters", err, &msg);
-        for (ProcessCount &c : out) c.error = msg;
+        int status = kpc_status("kpc_get_cpu_counters", err, &msg);
+        for (ProcessCount &c : out) {
+            c.status = status;
+            c.error = msg;
+        }
         return out;
     }
     for (size_t i = 0; i < out.size(); ++i) {

@@ -21,6 +21,7 @@ public:
                    const void *session, const std::atomic<bool> &released, KpcProgram prog);
     ~SystemCounters() override;
     std::vector<ProcessCount> read() override;
+    bool system_wide() const override { return true; }
 
 private:
     // Per-event sums over every CPU; returns 0 or the errno.

@@ -50,8 +50,9 @@ public:
             int fd = open_event(a, pid, -1, PERF_FLAG_FD_CLOEXEC);
             if (fd < 0) {
                 int err = errno;
-                diagnose_open_error(err, events[i]->name, is_hardware(*events[i]), false,
-                                    &results_[i].error);
+                results_[i].status = diagnose_open_error(err, events[i]->name,
+                                                         is_hardware(*events[i]), false,
+                                                         &results_[i].error);
             }
             fds_.push_back(fd);
         }
@@ -65,6 +66,7 @@ public:
             if (fds_[i] < 0) continue;
             uint64_t buf[3] = {};
             if (::read(fds_[i], buf, sizeof buf) != static_cast<ssize_t>(sizeof buf)) {
+                results_[i].status = KP_EKERNEL;
                 results_[i].error = "read() of the counter failed " + errno_text(errno);
                 continue;
             }
