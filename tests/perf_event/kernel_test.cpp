@@ -140,9 +140,10 @@ TEST_F(KernelTest, EightThreadsCountIndependently) {
     }
     for (auto &w : workers) w.join();
     ASSERT_EQ(failures.load(), 0);
-    for (int i = 0; i < n; ++i) {
-        EXPECT_GE(faults[i], 200u * (i + 1)) << "thread " << i;
-        // No thread saw the others' work: 8 threads fault 7200 pages in all.
-        EXPECT_LT(faults[i], 200u * (i + 1) + 1000) << "thread " << i;
-    }
+    for (int i = 0; i < n; ++i) EXPECT_GE(faults[i], 200u * (i + 1)) << "thread " << i;
+    // No thread saw the others' work: thread 7 did 8x thread 0's, and its count shows it.
+    // Shared or process-wide counts would be about equal. (Ratios, not absolute bounds:
+    // under a sanitizer each page also faults in its shadow memory.)
+    EXPECT_GT(faults[7], 4 * faults[0]);
+    EXPECT_GT(faults[4], 2 * faults[0]);
 }
