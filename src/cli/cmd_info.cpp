@@ -82,15 +82,7 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     std::string out;
     JsonWriter j(out);
     j.begin_object();
-    j.field("schema", "kpc-info/1");
-    j.field("kpc_version", kp_version_string());
-    j.field("backend", kp_sampler_backend_name(s));
-    j.key("cpu");
-    j.begin_object();
-    j.field("id", kp_sampler_cpu_id(s));
-    j.field("name", kp_sampler_cpu_name(s));
-    j.field("pmu", kp_sampler_pmu_name(s));
-    j.end_object();
+    write_json_header(j, "kpc-info/1", s);
     j.key("counters");
     j.begin_object();
     j.field("fixed", static_cast<uint64_t>(fixed));

@@ -78,15 +78,7 @@ void print_json(kp_sampler_t *s) {
     JsonWriter j(out);
     size_t n = kp_sampler_event_count(s);
     j.begin_object();
-    j.field("schema", "kpc-list/1");
-    j.field("kpc_version", kp_version_string());
-    j.field("backend", kp_sampler_backend_name(s));
-    j.key("cpu");
-    j.begin_object();
-    j.field("id", kp_sampler_cpu_id(s));
-    j.field("name", kp_sampler_cpu_name(s));
-    j.field("pmu", kp_sampler_pmu_name(s));
-    j.end_object();
+    write_json_header(j, "kpc-list/1", s);
     j.key("events");
     j.begin_array();
     for (size_t i = 0; i < n; ++i) {

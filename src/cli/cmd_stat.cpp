@@ -119,7 +119,6 @@ Attachable attachable(kp_sampler_t *s, const std::vector<const kp_event_t *> &ev
 
 StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events) {
     StatResult r;
-    r.kpc_version = kp_version_string();
     r.backend = kp_sampler_backend_name(s);
     r.cpu_id = kp_sampler_cpu_id(s);
     r.cpu_name = kp_sampler_cpu_name(s);

@@ -1,5 +1,7 @@
 #include "cli/sampler.hpp"
 
+#include "cli/json_writer.hpp"
+
 #include <string>
 
 #include "cli/cli_error.hpp"
@@ -23,6 +25,24 @@ const char *kind_name(int kind) {
     case KP_EVENT_SOFTWARE: return "software";
     default: return "unknown";
     }
+}
+
+void write_json_header(JsonWriter &j, const char *schema, const char *backend,
+                       const char *cpu_id, const char *cpu_name, const char *pmu) {
+    j.field("schema", schema);
+    j.field("kpc_version", kp_version_string());
+    j.field("backend", backend);
+    j.key("cpu");
+    j.begin_object();
+    j.field("id", cpu_id);
+    j.field("name", cpu_name);
+    j.field("pmu", pmu);
+    j.end_object();
+}
+
+void write_json_header(JsonWriter &j, const char *schema, kp_sampler_t *s) {
+    write_json_header(j, schema, kp_sampler_backend_name(s), kp_sampler_cpu_id(s),
+                      kp_sampler_cpu_name(s), kp_sampler_pmu_name(s));
 }
 
 }  // namespace kpc_cli

@@ -26,4 +26,11 @@ private:
 // "fixed", "configurable" or "software" (kp_event_kind), "unknown" otherwise.
 const char *kind_name(int kind);
 
+class JsonWriter;
+// The fields every JSON report starts with: schema, kpc_version, backend and the cpu object.
+// Call right after begin_object().
+void write_json_header(JsonWriter &j, const char *schema, const char *backend,
+                       const char *cpu_id, const char *cpu_name, const char *pmu);
+void write_json_header(JsonWriter &j, const char *schema, kp_sampler_t *s);
+
 }  // namespace kpc_cli

@@ -8,6 +8,7 @@
 #include "cli/json_writer.hpp"
 #include "cli/metrics.hpp"
 #include "cli/run_stats.hpp"
+#include "cli/sampler.hpp"
 #include "cli/text_format.hpp"
 
 namespace kpc_cli {
@@ -193,15 +194,8 @@ std::string stat_report_json(const StatResult &r) {
     std::string out;
     JsonWriter j(out);
     j.begin_object();
-    j.field("schema", "kpc-stat/1");
-    j.field("kpc_version", r.kpc_version);
-    j.field("backend", r.backend);
-    j.key("cpu");
-    j.begin_object();
-    j.field("id", r.cpu_id);
-    j.field("name", r.cpu_name);
-    j.field("pmu", r.pmu);
-    j.end_object();
+    write_json_header(j, "kpc-stat/1", r.backend.c_str(), r.cpu_id.c_str(), r.cpu_name.c_str(),
+                      r.pmu.c_str());
     j.key("command");
     j.begin_array();
     for (const std::string &w : r.command) j.value(w);

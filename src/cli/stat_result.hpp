@@ -29,7 +29,7 @@ struct EventOutcome {
 };
 
 struct StatResult {
-    std::string kpc_version, backend, cpu_id, cpu_name, pmu;
+    std::string backend, cpu_id, cpu_name, pmu;
     std::vector<std::string> command;
     bool system_wide = false;  // counts cover every CPU, not only the command (kperf)
     int runs_requested = 1;
