@@ -1,0 +1,66 @@
+// Native Linux event names: raw r<hex> codes always, libpfm4 names when built with it.
+#include <gtest/gtest.h>
+#include <kpc/kpc.h>
+#include <sys/mman.h>
+
+#include <string>
+
+namespace {
+
+class NativeNames : public ::testing::Test {
+protected:
+    void SetUp() override { ASSERT_EQ(kp_sampler_new(&s, nullptr), KP_OK) << kp_error_last_message(); }
+    void TearDown() override { kp_sampler_free(s); }
+    kp_sampler_t *s = nullptr;
+};
+
+}  // namespace
+
+TEST_F(NativeNames, LibpfmSoftwareEventCountsLikeTheGenericOne) {
+#if !KPC_TEST_HAVE_LIBPFM
+    const kp_event_t *e = nullptr;
+    EXPECT_EQ(kp_sampler_event_find(&e, s, "perf::PERF_COUNT_SW_PAGE_FAULTS"), KP_EUNKNOWN_EVENT);
+    GTEST_SKIP() << "libkpc was built without libpfm4 (install libpfm4-dev); checked that the "
+                    "name is refused instead";
+#else
+    const kp_event_t *e = nullptr;
+    ASSERT_EQ(kp_sampler_event_find(&e, s, "perf::PERF_COUNT_SW_PAGE_FAULTS"), KP_OK)
+        << kp_error_last_message();
+    EXPECT_EQ(kp_event_kind(e), KP_EVENT_SOFTWARE);
+    EXPECT_EQ(kp_event_is_generic(e), 0);
+    EXPECT_EQ(kp_event_selector(e), 2u);  // PERF_COUNT_SW_PAGE_FAULTS
+    const char *names[] = {"perf::PERF_COUNT_SW_PAGE_FAULTS", "page-faults"};
+    kp_thread_t *t = nullptr;
+    ASSERT_EQ(kp_thread_new(&t, s, names, 2), KP_OK) << kp_error_last_message();
+    ASSERT_EQ(kp_thread_start(t), KP_OK);
+    uint64_t a[2], b[2];
+    ASSERT_EQ(kp_thread_sample(t, a, 2), KP_OK);
+    const size_t pages = 300;
+    void *p = mmap(nullptr, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    for (size_t i = 0; i < pages; ++i) static_cast<volatile char *>(p)[i * 4096] = 1;
+    munmap(p, pages * 4096);
+    ASSERT_EQ(kp_thread_sample(t, b, 2), KP_OK);
+    EXPECT_GE(b[0] - a[0], pages);
+    EXPECT_EQ(b[0] - a[0], b[1] - a[1]);  // the same kernel event, read in one group
+    kp_thread_free(t);
+#endif
+}
+
+TEST_F(NativeNames, HardwareNativeEventWithoutPmuIsUnavailableNotZero) {
+    // A raw code is accepted by name; opening it needs the PMU.
+    const kp_event_t *e = nullptr;
+    ASSERT_EQ(kp_sampler_event_find(&e, s, "r00c0"), KP_OK);
+    const char *names[] = {"r00c0"};
+    kp_thread_t *t = nullptr;
+    int rc = kp_thread_new(&t, s, names, 1);
+    if (kp_sampler_access(s) == KP_OK) {
+        kp_thread_free(t);
+        GTEST_SKIP() << "this machine has a PMU: r00c0 may be countable";
+    }
+    EXPECT_NE(rc, KP_OK);
+    EXPECT_EQ(t, nullptr);
+    if (kp_sampler_access(s) == KP_EUNSUPPORTED) {
+        EXPECT_EQ(rc, KP_EUNAVAILABLE);
+    }
+}
