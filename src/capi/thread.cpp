@@ -17,13 +17,21 @@ namespace {
 
 constexpr size_t kMaxEvents = 32;
 
-int wrong_thread(const char *fn) noexcept {
+// Cold and out of line: the sampling entry points then need no stack frame of their own
+// for the message buffer, and kp_thread_sample ends in a tail call to the backend's read.
+__attribute__((cold, noinline)) int wrong_thread(const char *fn) noexcept {
     char msg[256];
     std::snprintf(msg, sizeof msg,
                   "%s: this kp_thread_t belongs to the thread that created it; create one "
                   "kp_thread_t per thread",
                   fn);
     return record_error(KP_EWRONG_THREAD, msg);
+}
+
+// The sampling functions' NULL-argument errors (the thread is checked first).
+__attribute__((cold, noinline)) int null_argument(const kp_thread_t *t) noexcept {
+    if (!t) return record_error(KP_EINVAL, "kp_thread_sample: thread is NULL");
+    return record_error(KP_EINVAL, "kp_thread_sample: values is NULL");
 }
 
 }  // namespace
@@ -76,17 +84,15 @@ int kp_thread_stop(kp_thread_t *t) {
 }
 
 int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count) {
-    if (!t) return record_error(KP_EINVAL, "kp_thread_sample: thread is NULL");
-    if (!values) return record_error(KP_EINVAL, "kp_thread_sample: values is NULL");
-    if (!t->impl.on_owner_thread()) return wrong_thread("kp_thread_sample");
+    if (__builtin_expect(!t || !values, 0)) return null_argument(t);
+    if (__builtin_expect(!t->impl.on_owner_thread(), 0)) return wrong_thread("kp_thread_sample");
     return t->impl.sample(values, nullptr, count, nullptr, nullptr);
 }
 
 int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete, size_t count,
                           uint64_t *time_enabled_ns, uint64_t *time_running_ns) {
-    if (!t) return record_error(KP_EINVAL, "kp_thread_sample: thread is NULL");
-    if (!values) return record_error(KP_EINVAL, "kp_thread_sample: values is NULL");
-    if (!t->impl.on_owner_thread()) return wrong_thread("kp_thread_sample");
+    if (__builtin_expect(!t || !values, 0)) return null_argument(t);
+    if (__builtin_expect(!t->impl.on_owner_thread(), 0)) return wrong_thread("kp_thread_sample");
     return t->impl.sample(values, complete, count, time_enabled_ns, time_running_ns);
 }
 

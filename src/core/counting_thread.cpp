@@ -7,7 +7,7 @@
 namespace kpc {
 
 CountingThread::CountingThread(std::shared_ptr<Session> session, std::vector<const Event *> events)
-    : session_(std::move(session)), events_(std::move(events)), owner_(pthread_self()) {
+    : session_(std::move(session)), events_(std::move(events)), owner_(current_thread()) {
     if (session_->released())
         fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
     counters_ = session_->backend().open(events_);
@@ -29,7 +29,7 @@ void CountingThread::start() {
     if (running_) return;
     counters_->start();
     running_ = true;
-    started_once_ = true;
+    refuse_up_to_ = events_.size() - 1;  // from now on sample() refuses small buffers only
 }
 
 void CountingThread::stop() {

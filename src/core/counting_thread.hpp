@@ -3,11 +3,25 @@
 
 #include <pthread.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/backend.hpp"
 #include "core/session.hpp"
+
+// The owner check runs on every sample. With glibc on x86-64 and AArch64 the thread
+// pointer identifies the thread exactly as pthread_self() does (glibc's pthread_self()
+// returns it on x86-64, and it minus a constant on AArch64), and reading it is one
+// instruction instead of a call through the PLT; elsewhere pthread_equal(pthread_self()).
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__)) && defined(__has_builtin)
+#if __has_builtin(__builtin_thread_pointer)
+#define KPC_THREAD_TAG_IS_THREAD_POINTER 1
+#endif
+#endif
+#ifndef KPC_THREAD_TAG_IS_THREAD_POINTER
+#define KPC_THREAD_TAG_IS_THREAD_POINTER 0
+#endif
 
 namespace kpc {
 
@@ -18,7 +32,7 @@ public:
     CountingThread(std::shared_ptr<Session> session, std::vector<const Event *> events);
     ~CountingThread();  // stops counting if running; any thread
 
-    bool on_owner_thread() const noexcept { return pthread_equal(owner_, pthread_self()) != 0; }
+    bool on_owner_thread() const noexcept { return same_thread(owner_, current_thread()); }
     void start();
     void stop();
     bool running() const noexcept { return running_; }
@@ -26,26 +40,44 @@ public:
     // Hot path: checks state, then reads. No allocation, no exceptions. Inline, so the
     // C entry point reaches the backend's read with one call fewer (each frame between the
     // caller and the syscall costs a mispredicted return under the kernel's mitigations).
+    // One comparison covers both "buffer too small" and "never started" (refuse_up_to_ is
+    // the largest count refused: SIZE_MAX until the first start, then events - 1);
+    // sample_refused() tells them apart.
+    // The backend writes the times into members, not locals: kp_thread_sample, which asks
+    // for none, then ends in a tail call to the backend's read and keeps no frame.
     int sample(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
                uint64_t *running_ns) noexcept {
-        if (count < events_.size() || session_->released() || !started_once_)
+        if (__builtin_expect(count <= refuse_up_to_ || session_->released(), 0))
             return sample_refused(count);
-        uint64_t enabled = 0, run = 0;
-        int rc = counters_->read(values, complete, &enabled, &run);
-        if (enabled_ns) *enabled_ns = enabled;
-        if (running_ns) *running_ns = run;
+        if (enabled_ns || running_ns) times_[0] = times_[1] = 0;  // 0 if the read fails
+        int rc = counters_->read(values, complete, &times_[0], &times_[1]);
+        if (enabled_ns) *enabled_ns = times_[0];
+        if (running_ns) *running_ns = times_[1];
         return rc;
     }
 
 private:
-    int sample_refused(size_t count) const noexcept;  // records why sample() cannot read
+#if KPC_THREAD_TAG_IS_THREAD_POINTER
+    using ThreadTag = void *;
+    static ThreadTag current_thread() noexcept { return __builtin_thread_pointer(); }
+    static bool same_thread(ThreadTag a, ThreadTag b) noexcept { return a == b; }
+#else
+    using ThreadTag = pthread_t;
+    static ThreadTag current_thread() noexcept { return pthread_self(); }
+    static bool same_thread(ThreadTag a, ThreadTag b) noexcept { return pthread_equal(a, b) != 0; }
+#endif
+
+    // Records why sample() cannot read; out of line and cold, so the hot path keeps no
+    // frame for it.
+    __attribute__((cold, noinline)) int sample_refused(size_t count) const noexcept;
 
     std::shared_ptr<Session> session_;
     std::vector<const Event *> events_;
     std::unique_ptr<ThreadCounters> counters_;
-    pthread_t owner_;
+    size_t refuse_up_to_ = SIZE_MAX;  // events_.size() - 1 once started (never 0 events)
+    uint64_t times_[2] = {0, 0};      // the backend's enabled/running ns of the last read
+    ThreadTag owner_;  // the thread that created the handle
     bool running_ = false;
-    bool started_once_ = false;
 };
 
 }  // namespace kpc

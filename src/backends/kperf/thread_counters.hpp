@@ -21,16 +21,20 @@ public:
     KperfThreadCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
                         const void *session, const std::atomic<bool> &released, KpcProgram prog);
     ~KperfThreadCounters() override;
+    KperfThreadCounters(const KperfThreadCounters &) = delete;  // hot_.self points here
+    KperfThreadCounters &operator=(const KperfThreadCounters &) = delete;
     void start() override;
     void stop() override;
     int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
              uint64_t *running_ns) noexcept override;
 
 private:
-    // kpc_get_thread_counters into buf_, retrying once on EINVAL (the kernel allocates a
-    // thread's buffer lazily). Returns 0 or the errno.
+    // kpc_get_thread_counters into hot_.buf, retrying once on EINVAL (the kernel allocates
+    // a thread's buffer lazily). Returns 0 or the errno.
     int fetch() noexcept;
-    // read() when the first attempt failed; kept out of line so the hot path stays short.
+    // read() with a `complete` output; out of line so the hot path stays short.
+    int read_complete(uint64_t *values, uint8_t *complete) noexcept;
+    // read() when the framework call failed or the handle is stopped.
     int read_after_failure(uint64_t *values) noexcept;
 
     const kp_kperf_api_t &api_;
@@ -39,13 +43,24 @@ private:
     const void *session_;
     const std::atomic<bool> &released_;
     KpcProgram prog_;
-    size_t n_ = 0;
     bool running_ = false;
-    uint32_t index_[KP_KPC_MAX_COUNTERS] = {};
     uint64_t base_[KP_KPC_MAX_COUNTERS] = {};   // counter values at the last start
     uint64_t total_[KP_KPC_MAX_COUNTERS] = {};  // accumulated over finished intervals
-    uint64_t offset_[KP_KPC_MAX_COUNTERS] = {}; // total_ - base_ (mod 2^64), for read()
-    uint64_t buf_[KP_KPC_MAX_COUNTERS] = {};
+
+    // Everything read() touches, in one block that starts with the framework's buffer:
+    // the buffer's address, passed to the framework, is then the one register read()
+    // keeps across that call to reach the rest.
+    struct Hot {
+        uint64_t buf[KP_KPC_MAX_COUNTERS] = {};     // kpc_get_thread_counters output
+        uint64_t offset[KP_KPC_MAX_COUNTERS] = {};  // total_ - base_ (mod 2^64), per event
+        uint32_t index[KP_KPC_MAX_COUNTERS] = {};   // per event: its slot in buf
+        size_t n = 0;                               // events, 1..KP_KPC_MAX_COUNTERS
+        uint64_t *out = nullptr;                    // read()'s values, kept across the call
+        // kpc_get_thread_counters while running; while stopped, a stub that fails without
+        // calling anything. The one load that picks the function also tells the state.
+        int (*read_fn)(uint32_t, uint32_t, uint64_t *) = nullptr;
+        KperfThreadCounters *self = nullptr;        // for read()'s slow path
+    } hot_;
 };
 
 // Record the error a failed kpc_get_*_counters call gives the hot path; never throws.
