@@ -218,5 +218,37 @@ TEST_F(Counting, OtherThreadsFirstReadIsInvisible) {
     EXPECT_GT(v, 0u);
 }
 
+TEST_F(Counting, FullSampleReportsCompleteAndNoTimes) {
+    Sampler s = must_sampler();
+    Thread t;
+    ASSERT_EQ(new_thread(&t, s.get(), {"cycles", "instructions", "branches"}), KP_OK) << last_message();
+    ASSERT_EQ(kp_thread_start(t.get()), KP_OK) << last_message();
+    burn(2);
+    uint64_t plain[3], full[3];
+    uint8_t complete[3] = {9, 9, 9};
+    uint64_t enabled = 77, running = 77;
+    ASSERT_EQ(kp_thread_sample(t.get(), plain, 3), KP_OK) << last_message();
+    ASSERT_EQ(kp_thread_sample_full(t.get(), full, complete, 3, &enabled, &running), KP_OK)
+        << last_message();
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(complete[i], 1) << "Apple counters are never multiplexed";
+        EXPECT_GE(full[i], plain[i]) << "event " << i;
+    }
+    // kpc measures no enabled/running times: both read 0, as documented.
+    EXPECT_EQ(enabled, 0u);
+    EXPECT_EQ(running, 0u);
+    // After stop the full sample returns the frozen totals, complete as before.
+    ASSERT_EQ(kp_thread_stop(t.get()), KP_OK);
+    uint64_t frozen[3], again[3];
+    uint8_t complete2[3] = {0, 0, 0};
+    ASSERT_EQ(kp_thread_sample_full(t.get(), frozen, complete2, 3, nullptr, nullptr), KP_OK);
+    burn(2);
+    ASSERT_EQ(kp_thread_sample_full(t.get(), again, nullptr, 3, nullptr, nullptr), KP_OK);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(complete2[i], 1);
+        EXPECT_EQ(frozen[i], again[i]) << "event " << i;
+    }
+}
+
 }  // namespace
 }  // namespace kperf_test
