@@ -29,26 +29,12 @@ ProcessCounting::ProcessCounting(kp_sampler_t *sampler, const std::vector<const 
 ProcessCounting::~ProcessCounting() = default;
 
 std::vector<ProcessEventCount> ProcessCounting::read() {
-    std::vector<kpc::ProcessCount> counts;
     if (!counters_) return {};
     try {
-        counts = counters_->read();
+        return counters_->read();
     } catch (const kpc::Error &e) {
         throw CliError(std::string("cannot read the counters: ") + e.what(), kExitStatFailed);
     }
-    std::vector<ProcessEventCount> out;
-    out.reserve(counts.size());
-    for (const kpc::ProcessCount &c : counts) {
-        ProcessEventCount p;
-        p.counted = c.counted;
-        p.value = c.value;
-        p.enabled_ns = c.enabled_ns;
-        p.running_ns = c.running_ns;
-        p.status = c.status;
-        p.error = c.error;
-        out.push_back(std::move(p));
-    }
-    return out;
 }
 
 bool ProcessCounting::system_wide() const { return counters_ && counters_->system_wide(); }

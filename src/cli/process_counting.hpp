@@ -1,5 +1,6 @@
-// Counting a whole child process: the one place kpc uses libkpc's internal C++ API
-// (Backend::open_process), which the public C API does not offer.
+// Counting a whole child process: the one place kpc calls libkpc's internal C++ API
+// (Backend::open_process), which the public C API does not offer; its result record,
+// kpc::ProcessCount, is shared with the report code.
 #pragma once
 
 #include <sys/types.h>
@@ -9,22 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "core/backend.hpp"
 #include "kpc/kpc.h"
-
-namespace kpc {
-class ProcessCounters;
-}
 
 namespace kpc_cli {
 
-struct ProcessEventCount {
-    bool counted = false;  // false: `status` and `error` say why
-    int status = KP_OK;    // KP_EUNAVAILABLE / KP_EUNSUPPORTED: the machine cannot count it
-    uint64_t value = 0;
-    uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
-    uint64_t running_ns = 0;
-    std::string error;
-};
+// One event's count for the whole command: the core's own record (value, times, and the
+// status and reason when it could not be counted).
+using ProcessEventCount = kpc::ProcessCount;
 
 class ProcessCounting {
 public:

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -242,13 +243,14 @@ int create_db(const char *name, uint32_t flags, bool has_flags, kpep_db **db_ptr
         if (e.alias != nullptr) ++aliases;
     }
     const char *cpu_id = intern(cpu_id_string(m.cpufamily));
-    if (m.legacy48) {
-        auto *db = static_cast<kpep_db_legacy144 *>(dbmem);
+    // The fields both layouts share (the legacy db is the current one cut at offset 144).
+    auto fill = [&](auto *db, auto *event_arr) {
+        using Event = std::remove_pointer_t<decltype(event_arr)>;
         db->name = m.db_name;
         db->cpu_id = cpu_id;
         db->marketing_name = m.marketing;
-        db->event_arr = reinterpret_cast<kpep_event_legacy48 *>(events);
-        db->fixed_event_arr = reinterpret_cast<kpep_event_legacy48 **>(fixed);
+        db->event_arr = event_arr;
+        db->fixed_event_arr = reinterpret_cast<Event **>(fixed);
         db->event_count = n;
         db->alias_count = aliases;
         db->fixed_counter_count = kFixedCount;
@@ -258,22 +260,12 @@ int create_db(const char *name, uint32_t flags, bool has_flags, kpep_db **db_ptr
         db->fixed_counter_bits = kFixedBits;
         db->config_counter_bits = kConfigBits;
         db->power_counter_bits = kPowerBits;
+    };
+    if (m.legacy48) {
+        fill(static_cast<kpep_db_legacy144 *>(dbmem), reinterpret_cast<kpep_event_legacy48 *>(events));
     } else {
         auto *db = static_cast<kpep_db *>(dbmem);
-        db->name = m.db_name;
-        db->cpu_id = cpu_id;
-        db->marketing_name = m.marketing;
-        db->event_arr = reinterpret_cast<kpep_event *>(events);
-        db->fixed_event_arr = reinterpret_cast<kpep_event **>(fixed);
-        db->event_count = n;
-        db->alias_count = aliases;
-        db->fixed_counter_count = kFixedCount;
-        db->config_counter_count = kConfigCount;
-        db->power_counter_count = kPowerCount;
-        db->archtecture = KPEP_ARCH_ARM64;
-        db->fixed_counter_bits = kFixedBits;
-        db->config_counter_bits = kConfigBits;
-        db->power_counter_bits = kPowerBits;
+        fill(db, reinterpret_cast<kpep_event *>(events));
         db->create_flags = has_flags ? flags : 0;
         db->is_internal = 0;
         db->internal_known = 0;
