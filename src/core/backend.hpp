@@ -1,6 +1,6 @@
 // The interface every backend implements. A Session owns one Backend; each kp_thread_t
 // owns one ThreadCounters opened from it. Cold-path methods throw kpc::Error; the hot
-// path (ThreadCounters::read) is noexcept and allocation-free.
+// path (ThreadCounters::read, read_values) is noexcept and allocation-free.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,10 @@ public:
     // backend's times or 0. Returns KP_OK or a status after record_error(). No allocation.
     virtual int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
                      uint64_t *running_ns) noexcept = 0;
+    // read() without `complete` and times (kp_thread_sample's case), without that work:
+    // the same values, status and errors. Pure, not a default calling read(): an inline
+    // default lets the compiler test for it on every sample (speculative devirtualisation).
+    virtual int read_values(uint64_t *values) noexcept = 0;
 };
 
 // Counts of one event for a whole child process and its threads (the kpc stat command).

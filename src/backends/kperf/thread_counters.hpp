@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "backends/kperf/counter_copy.hpp"
 #include "backends/kperf/kernel_state.hpp"
 #include "backends/kperf/kpc_program.hpp"
 #include "core/backend.hpp"
@@ -27,14 +28,14 @@ public:
     void stop() override;
     int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
              uint64_t *running_ns) noexcept override;
+    // kp_thread_sample's read: no `complete`, no times (kpc measures none).
+    int read_values(uint64_t *values) noexcept override;
 
 private:
     // kpc_get_thread_counters into hot_.buf, retrying once on EINVAL (the kernel allocates
     // a thread's buffer lazily). Returns 0 or the errno.
     int fetch() noexcept;
-    // read() with a `complete` output; out of line so the hot path stays short.
-    int read_complete(uint64_t *values, uint8_t *complete) noexcept;
-    // read() when the framework call failed or the handle is stopped.
+    // read_values() when the framework call failed or the handle is stopped.
     int read_after_failure(uint64_t *values) noexcept;
 
     const kp_kperf_api_t &api_;
@@ -44,22 +45,22 @@ private:
     const std::atomic<bool> &released_;
     KpcProgram prog_;
     bool running_ = false;
+    size_t n_ = 0;                              // events, 1..KP_KPC_MAX_COUNTERS
     uint64_t base_[KP_KPC_MAX_COUNTERS] = {};   // counter values at the last start
     uint64_t total_[KP_KPC_MAX_COUNTERS] = {};  // accumulated over finished intervals
 
-    // Everything read() touches, in one block that starts with the framework's buffer:
-    // the buffer's address, passed to the framework, is then the one register read()
-    // keeps across that call to reach the rest.
+    // Everything read_values() touches, in one block that starts with the framework's
+    // buffer: the buffer's address, passed to the framework, is then the one register
+    // read_values() keeps across that call to reach the rest.
     struct Hot {
-        uint64_t buf[KP_KPC_MAX_COUNTERS] = {};     // kpc_get_thread_counters output
-        uint64_t offset[KP_KPC_MAX_COUNTERS] = {};  // total_ - base_ (mod 2^64), per event
-        uint32_t index[KP_KPC_MAX_COUNTERS] = {};   // per event: its slot in buf
-        size_t n = 0;                               // events, 1..KP_KPC_MAX_COUNTERS
-        uint64_t *out = nullptr;                    // read()'s values, kept across the call
+        CopyBlock copy;  // buf (first), offset = total_ - base_ (mod 2^64), index, out
         // kpc_get_thread_counters while running; while stopped, a stub that fails without
         // calling anything. The one load that picks the function also tells the state.
         int (*read_fn)(uint32_t, uint32_t, uint64_t *) = nullptr;
-        KperfThreadCounters *self = nullptr;        // for read()'s slow path
+        // The straight-line copy for n_ events (AVX2 gathers where the CPU has them),
+        // chosen at construction: the only dispatch on the number of events.
+        CopyFn copy_fn = nullptr;
+        KperfThreadCounters *self = nullptr;  // for read_values()'s slow path
     } hot_;
 };
 

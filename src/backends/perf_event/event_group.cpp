@@ -76,14 +76,19 @@ void EventGroup::stop() {
     }
 }
 
-int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
-                     uint64_t *running_ns) noexcept {
+int EventGroup::fill() noexcept {
     const size_t want = (3 + n_) * sizeof(uint64_t);
     ssize_t got = ::read(fds_[0], buf_, want);
     if (got != static_cast<ssize_t>(want)) {
         int err = got < 0 ? errno : EIO;
         return record_error(KP_EKERNEL, "read() of the perf_event group failed", err);
     }
+    return KP_OK;
+}
+
+int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
+                     uint64_t *running_ns) noexcept {
+    if (int rc = fill(); rc != KP_OK) return rc;
     *enabled_ns = buf_[1];
     *running_ns = buf_[2];
     const bool whole = buf_[1] == buf_[2];
@@ -91,6 +96,12 @@ int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
         values[i] = buf_[3 + i];
         if (complete) complete[i] = whole ? 1 : 0;
     }
+    return KP_OK;
+}
+
+int EventGroup::read_values(uint64_t *values) noexcept {
+    if (int rc = fill(); rc != KP_OK) return rc;
+    for (size_t i = 0; i < n_; ++i) values[i] = buf_[3 + i];
     return KP_OK;
 }
 
