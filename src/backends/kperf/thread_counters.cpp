@@ -41,7 +41,7 @@ KperfThreadCounters::KperfThreadCounters(const kp_kperf_api_t &api,
                                          std::shared_ptr<KernelState> kernel,
                                          const void *session, const std::atomic<bool> &released,
                                          KpcProgram prog)
-    : api_(api), get_counters_(api.kpc_get_thread_counters), kernel_(std::move(kernel)), session_(session), released_(released),
+    : api_(api), kernel_(std::move(kernel)), session_(session), released_(released),
       prog_(std::move(prog)) {
     n_ = prog_.index.size();
     // Decided once per handle: the copy's routine is the dispatch (counter_copy.hpp).
@@ -63,12 +63,12 @@ KperfThreadCounters::~KperfThreadCounters() {
 }
 
 int KperfThreadCounters::fetch() noexcept {
-    if (get_counters_(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
+    if (api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
     int err = errno;
     if (err != EINVAL) return err;
     // The first call on a thread may find no buffer yet; the kernel allocates it on the
     // way back to user space, so one retry is enough.
-    if (get_counters_(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
+    if (api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
     return errno;
 }
 
@@ -92,7 +92,7 @@ void KperfThreadCounters::start() {
         hot_.copy.offset[i] = total_[i] - base_[i];
     }
     running_ = true;
-    hot_.read_fn = get_counters_;
+    hot_.read_fn = api_.kpc_get_thread_counters;
 }
 
 void KperfThreadCounters::stop() {
@@ -141,7 +141,7 @@ __attribute__((noinline)) int KperfThreadCounters::read_after_failure(uint64_t *
         return KP_OK;
     }
     int err = errno;
-    if (err == EINVAL && get_counters_(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) {
+    if (err == EINVAL && api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) {
         for (size_t i = 0; i < n_; ++i)
             values[i] = hot_.copy.buf[hot_.copy.index[i]] + hot_.copy.offset[i];
         return KP_OK;

@@ -39,7 +39,6 @@ private:
     int read_after_failure(uint64_t *values) noexcept;
 
     const kp_kperf_api_t &api_;
-    int (*get_counters_)(uint32_t, uint32_t, uint64_t *);  // api_.kpc_get_thread_counters
     std::shared_ptr<KernelState> kernel_;
     const void *session_;
     const std::atomic<bool> &released_;

@@ -29,7 +29,6 @@ public:
     int read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
              uint64_t *running_ns) noexcept override;
     int read_values(uint64_t *values) noexcept override;
-    int leader_fd() const { return fds_.empty() ? -1 : fds_[0]; }
 
 private:
     // One read() of the group into buf_; KP_OK or a status after record_error().

@@ -88,14 +88,6 @@ bool resolve_pfm(std::string_view name, Event &out) {
 
 }  // namespace
 
-bool have_libpfm() {
-#if defined(KPC_HAVE_LIBPFM)
-    return true;
-#else
-    return false;
-#endif
-}
-
 bool resolve_native(std::string_view name, Event &out) {
     if (resolve_raw(name, out)) return true;
 #if defined(KPC_HAVE_LIBPFM)

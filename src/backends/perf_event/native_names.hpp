@@ -11,7 +11,4 @@ namespace kpc::perf {
 // when built with libpfm4, a name libpfm4 can encode. Returns false for other names.
 bool resolve_native(std::string_view name, Event &out);
 
-// Whether native PMU names (libpfm4) were built in.
-bool have_libpfm();
-
 }  // namespace kpc::perf
