@@ -1,12 +1,13 @@
 // kpc/thread.h through the public header only, with software events (real kernel).
 #include <gtest/gtest.h>
 #include <kpc/kpc.h>
-#include <sys/mman.h>
 
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "common/workload.hpp"
 
 namespace {
 
@@ -23,13 +24,7 @@ kp_thread_t *make_thread(kp_sampler_t *s, std::vector<const char *> names) {
 }
 
 // Touches `pages` fresh pages so each one faults once.
-void touch_pages(size_t pages) {
-    const size_t len = pages * 4096;
-    void *mem = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(mem, MAP_FAILED);
-    for (size_t i = 0; i < pages; ++i) static_cast<volatile char *>(mem)[i * 4096] = 1;
-    munmap(mem, len);
-}
+void touch_pages(size_t pages) { ASSERT_TRUE(kpc_test::touch_fresh_pages(pages)); }
 
 }  // namespace
 

@@ -1,12 +1,13 @@
 // Software events against the real kernel: each test checks a fact the kernel must uphold.
 #include <gtest/gtest.h>
 #include <kpc/kpc.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include "common/workload.hpp"
 
 namespace {
 
@@ -36,14 +37,7 @@ void busy_for(uint64_t ns) {
         for (int i = 0; i < 1000; ++i) x = x + i;
 }
 
-// Maps `pages` fresh anonymous pages and writes one byte to each.
-void fault_pages(size_t pages) {
-    const size_t len = pages * 4096;
-    void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(p, MAP_FAILED);
-    for (size_t i = 0; i < pages; ++i) static_cast<volatile char *>(p)[i * 4096] = 1;
-    munmap(p, len);
-}
+void fault_pages(size_t pages) { ASSERT_TRUE(kpc_test::touch_fresh_pages(pages)); }
 
 }  // namespace
 

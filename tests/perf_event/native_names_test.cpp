@@ -1,9 +1,10 @@
 // Native Linux event names: raw r<hex> codes always, libpfm4 names when built with it.
 #include <gtest/gtest.h>
 #include <kpc/kpc.h>
-#include <sys/mman.h>
 
 #include <string>
+
+#include "common/workload.hpp"
 
 namespace {
 
@@ -36,10 +37,7 @@ TEST_F(NativeNames, LibpfmSoftwareEventCountsLikeTheGenericOne) {
     uint64_t a[2], b[2];
     ASSERT_EQ(kp_thread_sample(t, a, 2), KP_OK);
     const size_t pages = 300;
-    void *p = mmap(nullptr, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    ASSERT_NE(p, MAP_FAILED);
-    for (size_t i = 0; i < pages; ++i) static_cast<volatile char *>(p)[i * 4096] = 1;
-    munmap(p, pages * 4096);
+    ASSERT_TRUE(kpc_test::touch_fresh_pages(pages));
     ASSERT_EQ(kp_thread_sample(t, b, 2), KP_OK);
     EXPECT_GE(b[0] - a[0], pages);
     EXPECT_EQ(b[0] - a[0], b[1] - a[1]);  // the same kernel event, read in one group
