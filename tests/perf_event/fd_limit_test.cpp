@@ -20,6 +20,16 @@ int open_fds() {
     return n;
 }
 
+// The kernel gives EMFILE when no descriptor number below RLIMIT_NOFILE is free, so the
+// limit is placed by counting free numbers, not open descriptors: an inherited descriptor
+// with a high number (bash keeps 255) takes no low slot.
+rlim_t limit_leaving_free(int free_slots) {
+    int fd = 0;
+    for (int seen = 0; seen < free_slots; ++fd)
+        if (fcntl(fd, F_GETFD) == -1) ++seen;
+    return static_cast<rlim_t>(fd);
+}
+
 // In a child (the limit is process-wide): exit 0 when the behaviour is right, else a code
 // saying which check failed.
 int exhaust_descriptors() {
@@ -27,10 +37,12 @@ int exhaust_descriptors() {
     if (kp_sampler_new(&s, nullptr) != KP_OK) return 10;
     rlimit lim{};
     getrlimit(RLIMIT_NOFILE, &lim);
-    // Room for what is open now plus 13: four 3-event handles fit, and the fifth opens
-    // one descriptor before failing on its second, which it must close again.
+    // Fourteen free slots: four 3-event handles fit, and the fifth opens two descriptors
+    // before failing on its third, which it must close again. Failing with two free (not
+    // zero) matters under UBSan: its vptr check probes memory through a pipe, and without
+    // two free descriptors it reports a false "invalid vptr".
     const int open_now = open_fds();
-    lim.rlim_cur = static_cast<rlim_t>(open_now + 13);
+    lim.rlim_cur = limit_leaving_free(14);
     if (setrlimit(RLIMIT_NOFILE, &lim) != 0) return 11;
 
     const char *names[] = {"task-clock", "page-faults", "context-switches"};
