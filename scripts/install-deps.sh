@@ -10,6 +10,9 @@ packages=(
   linux-perf                                 # kpc stat is checked against perf stat
   valgrind                                   # callgrind instruction counts (bench/)
   bindgen libclang-dev                       # Rust ABI harness: FFI generated from kpc.h
+  swig                                       # Java and Go bindings (bindings/swig/kpc.i)
+  openjdk-17-jdk-headless junit5             # Java binding and its JUnit 5 tests
+  golang-go                                  # Go binding and its tests
 )
 # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
