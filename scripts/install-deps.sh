@@ -13,6 +13,7 @@ packages=(
   swig                                       # Java and Go bindings (bindings/swig/kpc.i)
   openjdk-17-jdk-headless junit5             # Java binding and its JUnit 5 tests
   golang-go                                  # Go binding and its tests
+  ruby                                       # runs the Homebrew formula (tests/homebrew)
 )
 # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
