@@ -71,6 +71,7 @@ struct kp_event {};
 
 /* Events (borrowed from their sampler or thread handle). */
 %rename("%s") kp_event_kind;
+%rename("%s") kp_event_kind_t;  /* SWIG matches a typedef enum by its typedef name */
 %rename("%s") KP_EVENT_FIXED;
 %rename("%s") KP_EVENT_CONFIGURABLE;
 %rename("%s") KP_EVENT_SOFTWARE;
@@ -89,6 +90,7 @@ struct kp_event {};
 
 /* Sampler. */
 %rename("%s") kp_backend;
+%rename("%s") kp_backend_t;
 %rename("%s") KP_BACKEND_AUTO;
 %rename("%s") KP_BACKEND_KPERF;
 %rename("%s") KP_BACKEND_PERF_EVENT;

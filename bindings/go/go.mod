@@ -1,0 +1,3 @@
+module github.com/libkpc/libkpc/bindings/go
+
+go 1.19

@@ -1,0 +1,167 @@
+/* libkpc's SWIG entry point for Go.
+ *
+ * Generates the low-level cgo package ckpc (bindings/go/internal/ckpc): one Go function per
+ * allow-listed C function of ../kpc.i, names kept (kp_thread_new -> Kp_thread_new). The
+ * idiomatic package kpc (bindings/go) is written by hand on top of it; nothing else should
+ * import ckpc.
+ *
+ * Regenerate with bindings/go/generate.sh, which runs
+ *     swig -go -cgo -intgosize 64 -I../../../include -outdir DIR -o DIR/ckpc_wrap.c kpc_go.i
+ * The output (ckpc.go, ckpc_wrap.c) is committed so that `go build` and `go get` need no
+ * SWIG; the CTest test go_generated_fresh fails when it is stale.
+ *
+ * Typemaps below turn the C shapes that have no natural SWIG/Go mapping into Go ones:
+ *   kp_sampler_t **out, kp_thread_t **out, const kp_event_t **out   -> *Kp_sampler, ...
+ *   uint32_t *fixed_out, uint32_t *configurable_out                 -> *uint32
+ *   const char *const *events, size_t count                         -> []string
+ *   uint64_t *values, uint8_t *complete (kp_thread_sample[_full])   -> []uint64, []byte
+ *   uint64_t *time_enabled_ns, uint64_t *time_running_ns            -> *uint64
+ * None of them makes C keep a Go pointer beyond the call.
+ */
+%module ckpc
+
+/* cgo finds libkpc through pkg-config (kpc.pc: installed, or the build tree's own, see
+ * bindings/go/CMakeLists.txt). */
+%insert(cgo_comment_typedefs) %{
+#cgo pkg-config: kpc
+%}
+
+/* ---- Handles returned through an out-parameter ------------------------------------------
+ * Go passes a pointer to its handle variable (nil is allowed and reaches C as NULL, so the
+ * KP_EINVAL path can be exercised). The C function writes the raw pointer into a Go
+ * uintptr; afterwards the Go variable receives the SWIG handle, or nil when C wrote NULL. */
+%define KPGO_OUT_HANDLE(CTYPE, GOTYPE)
+%typemap(gotype) CTYPE **out "*GOTYPE"
+%typemap(imtype) CTYPE **out "*uintptr"
+%typemap(goin) CTYPE **out %{
+	var kpgoOut$argnum uintptr
+	if $input != nil {
+		$result = &kpgoOut$argnum
+	}
+%}
+%typemap(in) CTYPE **out %{ $1 = ($1_ltype)$input; %}
+%typemap(goargout) CTYPE **out %{
+	if $1 != nil {
+		if *$input != 0 {
+			*$1 = Swigcptr##GOTYPE(*$input)
+		} else {
+			*$1 = nil
+		}
+	}
+%}
+%enddef
+KPGO_OUT_HANDLE(kp_sampler_t, Kp_sampler)
+KPGO_OUT_HANDLE(kp_thread_t, Kp_thread)
+KPGO_OUT_HANDLE(const kp_event_t, Kp_event)
+
+/* ---- kp_sampler_counter_count's uint32_t outputs: *uint32, nil -> NULL ------------------ */
+%typemap(gotype) uint32_t *fixed_out, uint32_t *configurable_out "*uint32"
+%typemap(imtype) uint32_t *fixed_out, uint32_t *configurable_out "*uint32"
+%typemap(in) uint32_t *fixed_out, uint32_t *configurable_out %{ $1 = (uint32_t *)$input; %}
+
+/* ---- kp_thread_new's event names: []string ----------------------------------------------
+ * A []string cannot cross cgo (its backing array holds Go pointers), so the Go side packs
+ * the names into one string, each followed by a NUL byte, and C unpacks that into a malloc'd
+ * copy plus an array of pointers, freed after the call. A name containing a NUL byte would
+ * split in two: the idiomatic package rejects such names before calling. */
+%typemap(gotype) (const char *const *events, size_t count) "[]string"
+%typemap(imtype) (const char *const *events, size_t count) "string"
+%typemap(goin) (const char *const *events, size_t count) %{
+	{
+		n := 0
+		for _, s := range $input {
+			n += len(s) + 1
+		}
+		packed := make([]byte, 0, n)
+		for _, s := range $input {
+			packed = append(packed, s...)
+			packed = append(packed, 0)
+		}
+		$result = string(packed)
+	}
+%}
+%typemap(in) (const char *const *events, size_t count) (char *kpgo_copy = NULL, const char **kpgo_names = NULL) {
+  size_t kpgo_len = (size_t)$input.n, kpgo_count = 0, kpgo_i;
+  for (kpgo_i = 0; kpgo_i < kpgo_len; kpgo_i++)
+    if ($input.p[kpgo_i] == '\0')
+      kpgo_count++;
+  if (kpgo_count > 0) {
+    kpgo_copy = (char *)malloc(kpgo_len);
+    kpgo_names = (const char **)malloc(kpgo_count * sizeof(const char *));
+    if (kpgo_copy == NULL || kpgo_names == NULL) {
+      free(kpgo_copy);
+      free((void *)kpgo_names);
+      _swig_gopanic("kp_thread_new: out of memory copying the event names");
+    }
+    memcpy(kpgo_copy, $input.p, kpgo_len);
+    kpgo_count = 0;
+    kpgo_names[kpgo_count++] = kpgo_copy;
+    for (kpgo_i = 0; kpgo_i + 1 < kpgo_len; kpgo_i++)
+      if (kpgo_copy[kpgo_i] == '\0')
+        kpgo_names[kpgo_count++] = kpgo_copy + kpgo_i + 1;
+  }
+  $1 = ($1_ltype)kpgo_names;
+  $2 = kpgo_count;
+}
+%typemap(freearg) (const char *const *events, size_t count) {
+  free(kpgo_copy$argnum);
+  free((void *)kpgo_names$argnum);
+}
+
+/* ---- The sampling buffers of kp_thread_sample and kp_thread_sample_full ------------------
+ * values ([]uint64) and complete ([]byte) reach C as a pointer to their first element (NULL
+ * for an empty slice); the count argument stays separate and must not exceed len(values),
+ * nor len(complete) when complete is not empty. The idiomatic package guarantees that.
+ * Why not one []uint64 for (values, count): cgo boxes a slice-header argument into an
+ * interface for its pointer check, one heap allocation per call; a plain pointer argument
+ * costs none, and kp_thread_sample is the hot path. */
+%typemap(gotype) uint64_t *values "[]uint64"
+%typemap(imtype) uint64_t *values "*uint64"
+%typemap(goin) uint64_t *values %{
+	if len($input) > 0 {
+		$result = &$input[0]
+	}
+%}
+%typemap(in) uint64_t *values %{ $1 = (uint64_t *)$input; %}
+%typemap(gotype) uint8_t *complete "[]byte"
+%typemap(imtype) uint8_t *complete "*byte"
+%typemap(goin) uint8_t *complete %{
+	if len($input) > 0 {
+		$result = &$input[0]
+	}
+%}
+%typemap(in) uint8_t *complete %{ $1 = (uint8_t *)$input; %}
+/* kp_thread_sample_full's optional times: *uint64, nil -> NULL. */
+%typemap(gotype) uint64_t *time_enabled_ns, uint64_t *time_running_ns "*uint64"
+%typemap(imtype) uint64_t *time_enabled_ns, uint64_t *time_running_ns "*uint64"
+%typemap(in) uint64_t *time_enabled_ns, uint64_t *time_running_ns %{ $1 = (uint64_t *)$input; %}
+
+/* The allow-list in kpc.i names the enums kp_event_kind and kp_backend by their tags, but
+ * SWIG matches a `typedef enum tag {...} name_t;` by its typedef name, so without these two
+ * lines both enums (KP_EVENT_*, KP_BACKEND_*) are dropped. Harmless once kpc.i lists the
+ * typedef names itself. */
+%rename("%s") kp_event_kind_t;
+%rename("%s") kp_backend_t;
+
+%include "../kpc.i"
+
+/* ---- Go-only helpers (not filtered by the allow-list) ----------------------------------- */
+%inline %{
+/* kp_sampler_new with the options spelled out, since Go cannot build kp_sampler_options_t:
+ * backend is a kp_backend_t value; an empty path means NULL (environment, then default).
+ * Same return codes as kp_sampler_new, plus whatever kp_sampler_options_init returns. */
+int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
+                     const char *kperfdata_path) {
+  kp_sampler_options_t opts;
+  int rc = kp_sampler_options_init(&opts, KP_SAMPLER_OPTIONS_VERSION);
+  if (rc != KP_OK) {
+    if (out)
+      *out = NULL;
+    return rc;
+  }
+  opts.backend = (kp_backend_t)backend;
+  opts.kperf_path = (kperf_path && kperf_path[0]) ? kperf_path : NULL;
+  opts.kperfdata_path = (kperfdata_path && kperfdata_path[0]) ? kperfdata_path : NULL;
+  return kp_sampler_new(out, &opts);
+}
+%}
