@@ -1,0 +1,368 @@
+/* SWIG entry point of libkpc's Java binding:
+ *     swig -java -package org.kpc -I<libkpc>/include kpc_java.i
+ * (bindings/java/CMakeLists.txt runs this at build time through UseSWIG).
+ *
+ * Two layers:
+ *  - this file makes SWIG generate a package-private "native" layer in org.kpc: the module
+ *    class KpcNative (the allow-listed kp_* functions of ../kpc.i as static methods), the
+ *    JNI class KpcNativeJNI, and handle classes NativeSampler / NativeCounters / NativeEvent
+ *    for kp_sampler_t / kp_thread_t / kp_event_t;
+ *  - hand-written public classes in bindings/java/src/org/kpc (Sampler, Counters, Event,
+ *    KpcException, ...) own those handles, enforce close() and copy events into values.
+ *
+ * Error handling: every fallible call below is wrapped by an %exception block that runs in C
+ * right after the call, inside the same JNI call and so on the same OS thread. On failure it
+ * reads kp_error_last_os_code() and kp_error_last_message() there and throws
+ * org.kpc.KpcException; Java never asks for the message in a second call.
+ *
+ * Types: uint64_t becomes Java long (the bits, unsigned: use Long.compareUnsigned /
+ * Long.toUnsignedString above 2^63), never BigInteger; uint32_t and size_t become long.
+ */
+%module KpcNative
+
+/* ---- Java-side shape of the generated code -------------------------------------------- */
+
+/* Enums become int constants (kp_status.KP_EINVAL == -2), with the header's own values as
+ * compile-time constants: the public enums (Status, Backend, Event.Kind) are built on them. */
+%include <enumtypeunsafe.swg>
+%javaconst(1);
+
+/* Everything SWIG generates is package-private: the public API is the hand-written layer.
+ * (SWIG offers no modifier for the <module>Constants interface holding the KP_VERSION_*
+ * macros, so KpcNativeConstants stays public; it only holds the header's version.) */
+%pragma(java) moduleclassmodifiers="final class"
+%pragma(java) jniclassclassmodifiers="final class"
+%typemap(javaclassmodifiers) SWIGTYPE, SWIGTYPE *, SWIGTYPE &, SWIGTYPE [] "final class"
+%typemap(javaclassmodifiers) enum SWIGTYPE "final class"
+/* No finalize(): the public classes free handles through close() and a java.lang.ref.Cleaner. */
+%typemap(javafinalize) SWIGTYPE ""
+
+/* Native library loading. The JNI class is the first class touched by any native call. */
+%pragma(java) jniclasscode=%{
+  static {
+    try {
+      System.loadLibrary("kpc_java");
+    } catch (UnsatisfiedLinkError e) {
+      UnsatisfiedLinkError error = new UnsatisfiedLinkError(
+          "org.kpc: cannot load the JNI library 'kpc_java' (libkpc_java.so): " + e.getMessage()
+          + ". Start java with -Djava.library.path=<directory holding libkpc_java.so> "
+          + "(for example <build>/bindings/java or <prefix>/lib); libkpc.so must be next to it "
+          + "or on LD_LIBRARY_PATH.");
+      error.initCause(e);
+      throw error;
+    }
+  }
+%}
+
+/* Handle class names (renamed before ../kpc.i declares the structs). */
+%rename(NativeSampler) kp_sampler;
+%rename(NativeCounters) kp_thread;
+%rename(NativeEvent) kp_event;
+
+/* uint64_t is Java long, not BigInteger (values are unsigned; see the file comment). */
+%apply long long { uint64_t };
+
+/* Allow-listed functions whose out-parameters or caller buffers Java cannot express: each is
+ * replaced by an %extend method further down. (A %ignore with the parameter list is more
+ * specific than ../kpc.i's %rename, so it wins.) */
+%ignore kp_sampler_new(kp_sampler_t **out, const kp_sampler_options_t *opts);
+%ignore kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_out, const kp_sampler_t *s);
+%ignore kp_sampler_event_find(const kp_event_t **out, kp_sampler_t *s, const char *name);
+%ignore kp_thread_new(kp_thread_t **out, kp_sampler_t *s, const char *const *events, size_t count);
+%ignore kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
+%ignore kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
+/* Freed only by the handle classes' destructors (delete()), so Java code cannot double-free. */
+%ignore kp_sampler_free(kp_sampler_t *s);
+%ignore kp_thread_free(kp_thread_t *t);
+/* The thread-local last error is read in C by kpj_throw() inside the failing JNI call;
+ * Java must not be able to read it with a second call. */
+%ignore kp_error_last_message(void);
+%ignore kp_error_last_status(void);
+%ignore kp_error_last_os_code(void);
+%ignore kp_error_clear(void);
+
+/* ---- Errors: C helpers used by the %exception blocks ---------------------------------- */
+%{
+#include <stdlib.h>
+#include <string.h>
+
+#include <kpc/kpc.h>
+
+/* libkpc accepts at most this many events per kp_thread_t (kp_thread_new). */
+#define KPJ_MAX_EVENTS 32
+
+/* Throws org.kpc.KpcException for the failure the calling thread just had. Must run right
+ * after the failing kp_ call, before any other kp_ call, on the same thread: the %exception
+ * blocks call it from the JNI function that made the failing call. */
+static void kpj_throw(JNIEnv *jenv, int status) {
+  int os_code = kp_error_last_os_code();
+  const char *message = kp_error_last_message();
+  size_t len;
+  jclass cls;
+  jmethodID ctor;
+  jbyteArray bytes;
+  jobject exception;
+
+  if (!message || !*message)
+    message = kp_strerror(status);
+  len = strlen(message);
+  if ((*jenv)->ExceptionCheck(jenv))
+    return;
+  /* The message crosses as bytes and is decoded as UTF-8 in Java: NewStringUTF wants
+   * modified UTF-8, which an OS message (dlerror(), a path) need not be. */
+  bytes = (*jenv)->NewByteArray(jenv, (jsize)len);
+  if (!bytes)
+    return;  /* OutOfMemoryError pending */
+  (*jenv)->SetByteArrayRegion(jenv, bytes, 0, (jsize)len, (const jbyte *)message);
+  cls = (*jenv)->FindClass(jenv, "org/kpc/KpcException");
+  if (!cls)
+    return;  /* NoClassDefFoundError pending */
+  ctor = (*jenv)->GetMethodID(jenv, cls, "<init>", "(I[BI)V");
+  if (!ctor)
+    return;
+  exception = (*jenv)->NewObject(jenv, cls, ctor, (jint)status, bytes, (jint)os_code);
+  if (exception)
+    (*jenv)->Throw(jenv, (jthrowable)exception);
+}
+%}
+
+/* A function returning a kp_status: negative means failure.
+ * The blocks leave the exception pending and do not return early, so the freearg typemaps
+ * still release what the in typemaps allocated; the JVM throws when the JNI function
+ * returns, and the Java proxy never sees the (zero) result. Nothing after them makes a JNI
+ * call on failure (the argout typemaps copy only on success). */
+%define KPJ_CHECK_STATUS(NAME)
+%exception NAME {
+  $action
+  if (result < 0)
+    kpj_throw(jenv, (int)result);
+}
+%enddef
+
+/* A function returning a handle or event: NULL means failure, with the status recorded. */
+%define KPJ_CHECK_POINTER(NAME)
+%exception NAME {
+  $action
+  if (!result)
+    kpj_throw(jenv, kp_error_last_status());
+}
+%enddef
+
+KPJ_CHECK_STATUS(kp_sampler_access)
+KPJ_CHECK_STATUS(kp_sampler_release)
+KPJ_CHECK_STATUS(kp_thread_start)
+KPJ_CHECK_STATUS(kp_thread_stop)
+KPJ_CHECK_STATUS(kp_thread::sampleInto)
+KPJ_CHECK_STATUS(kp_thread::sampleFullInto)
+KPJ_CHECK_POINTER(kp_sampler::kp_sampler)
+KPJ_CHECK_POINTER(kp_sampler::find)
+KPJ_CHECK_POINTER(kp_sampler::newCounters)
+
+/* ---- Java arrays <-> C buffers --------------------------------------------------------- */
+
+/* long[] receiving counter values. The C side writes into a stack buffer (no Java
+ * allocation), and only the values the call reports (its non-negative result) are copied
+ * into the array: elements past the event count are left untouched. */
+%typemap(jni) (uint64_t *kpj_values, size_t kpj_count) "jlongArray"
+%typemap(jtype) (uint64_t *kpj_values, size_t kpj_count) "long[]"
+%typemap(jstype) (uint64_t *kpj_values, size_t kpj_count) "long[]"
+%typemap(javain) (uint64_t *kpj_values, size_t kpj_count) "$javainput"
+%typemap(in) (uint64_t *kpj_values, size_t kpj_count) (uint64_t buf[KPJ_MAX_EVENTS]) {
+  jsize len;
+  if (!$input) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "values array is null");
+    return $null;
+  }
+  len = (*jenv)->GetArrayLength(jenv, $input);
+  $1 = buf;
+  $2 = (size_t)(len < KPJ_MAX_EVENTS ? len : KPJ_MAX_EVENTS);
+}
+%typemap(argout) (uint64_t *kpj_values, size_t kpj_count) {
+  if (result > 0)
+    (*jenv)->SetLongArrayRegion(jenv, $input, 0, (jsize)result, (const jlong *)$1);
+}
+
+/* boolean[] receiving the per-event "complete" flags of kp_thread_sample_full. */
+%typemap(jni) (uint8_t *kpj_complete, size_t kpj_ccount) "jbooleanArray"
+%typemap(jtype) (uint8_t *kpj_complete, size_t kpj_ccount) "boolean[]"
+%typemap(jstype) (uint8_t *kpj_complete, size_t kpj_ccount) "boolean[]"
+%typemap(javain) (uint8_t *kpj_complete, size_t kpj_ccount) "$javainput"
+%typemap(in) (uint8_t *kpj_complete, size_t kpj_ccount) (uint8_t buf[KPJ_MAX_EVENTS]) {
+  jsize len;
+  if (!$input) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "complete array is null");
+    return $null;
+  }
+  len = (*jenv)->GetArrayLength(jenv, $input);
+  $1 = buf;
+  $2 = (size_t)(len < KPJ_MAX_EVENTS ? len : KPJ_MAX_EVENTS);
+}
+%typemap(argout) (uint8_t *kpj_complete, size_t kpj_ccount) {
+  if (result > 0)
+    (*jenv)->SetBooleanArrayRegion(jenv, $input, 0, (jsize)result, (const jboolean *)$1);
+}
+
+/* long[2] receiving {time_enabled_ns, time_running_ns}. */
+%typemap(jni) uint64_t *kpj_times "jlongArray"
+%typemap(jtype) uint64_t *kpj_times "long[]"
+%typemap(jstype) uint64_t *kpj_times "long[]"
+%typemap(javain) uint64_t *kpj_times "$javainput"
+%typemap(in) uint64_t *kpj_times (uint64_t buf[2]) {
+  if (!$input || (*jenv)->GetArrayLength(jenv, $input) < 2) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "times array must hold 2 elements");
+    return $null;
+  }
+  buf[0] = buf[1] = 0;
+  $1 = buf;
+}
+%typemap(argout) uint64_t *kpj_times {
+  if (result >= 0)
+    (*jenv)->SetLongArrayRegion(jenv, $input, 0, 2, (const jlong *)$1);
+}
+
+/* String[] of event names -> (const char *const *, size_t), copied for the call. */
+%typemap(jni) (const char *const *kpj_names, size_t kpj_count) "jobjectArray"
+%typemap(jtype) (const char *const *kpj_names, size_t kpj_count) "String[]"
+%typemap(jstype) (const char *const *kpj_names, size_t kpj_count) "String[]"
+%typemap(javain) (const char *const *kpj_names, size_t kpj_count) "$javainput"
+%typemap(in) (const char *const *kpj_names, size_t kpj_count) {
+  jsize i, n;
+  char **names;
+  if (!$input) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "event names array is null");
+    return $null;
+  }
+  n = (*jenv)->GetArrayLength(jenv, $input);
+  names = (char **)calloc((size_t)n + 1, sizeof *names);
+  if (!names) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "copying the event names");
+    return $null;
+  }
+  for (i = 0; i < n; ++i) {
+    jstring s = (jstring)(*jenv)->GetObjectArrayElement(jenv, $input, i);
+    const char *utf;
+    if (!s) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaNullPointerException, "an event name is null");
+      break;
+    }
+    utf = (*jenv)->GetStringUTFChars(jenv, s, NULL);
+    if (!utf) {
+      (*jenv)->DeleteLocalRef(jenv, s);
+      break;  /* OutOfMemoryError pending */
+    }
+    names[i] = strdup(utf);
+    (*jenv)->ReleaseStringUTFChars(jenv, s, utf);
+    (*jenv)->DeleteLocalRef(jenv, s);
+    if (!names[i]) {
+      SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "copying the event names");
+      break;
+    }
+  }
+  if (i < n) {
+    jsize j;
+    for (j = 0; j < i; ++j)
+      free(names[j]);
+    free(names);
+    return $null;
+  }
+  $1 = ($1_ltype)names;
+  $2 = (size_t)n;
+}
+/* Runs on failure too: the %exception blocks do not return early (see KPJ_CHECK_STATUS). */
+%typemap(freearg) (const char *const *kpj_names, size_t kpj_count) {
+  if ($1) {
+    size_t j;
+    for (j = 0; j < $2; ++j)
+      free((void *)$1[j]);
+    free((void *)$1);
+  }
+}
+
+/* ---- The shared allow-list -------------------------------------------------------------- */
+/* In C mode SWIG files `typedef enum kp_backend {...} kp_backend_t;` under the typedef name,
+ * which ../kpc.i does not list, so KP_BACKEND_* and KP_EVENT_* would be dropped. Allow the
+ * two typedef names here (harmless once ../kpc.i lists them too). */
+%rename("%s") kp_backend_t;
+%rename("%s") kp_event_kind_t;
+%include "../kpc.i"
+
+/* ---- Handle classes ----------------------------------------------------------------------
+ * SWIG names the C function behind an %extend method <struct>_<method>, so no method may be
+ * called like a kp_* function (kp_thread + sample would be kp_thread_sample itself).
+ * Every method below is NULL-safe: a freed Java-side handle passes NULL, which libkpc answers
+ * with KP_EINVAL or an empty value. The public classes never get that far: they refuse
+ * calls after close() with IllegalStateException. */
+
+%newobject kp_sampler::newCounters;
+
+%extend kp_sampler {
+  /* Constructor for kp_sampler_t: options are built in C with kp_sampler_options_init, so
+   * fields added in later option versions keep their defaults. NULL paths mean "from the
+   * environment, then the platform default". */
+  kp_sampler(int backend, const char *kperf_path, const char *kperfdata_path) {
+    kp_sampler_options_t opts;
+    kp_sampler_t *s = NULL;
+    if (kp_sampler_options_init(&opts, KP_SAMPLER_OPTIONS_VERSION) != KP_OK)
+      return NULL;
+    opts.backend = (kp_backend_t)backend;
+    opts.kperf_path = kperf_path;
+    opts.kperfdata_path = kperfdata_path;
+    kp_sampler_new(&s, &opts);
+    return s;
+  }
+
+  /* Destructor: kp_sampler_free. Threads made from it stay usable. */
+  ~kp_sampler() {
+    kp_sampler_free($self);
+  }
+
+  unsigned int fixedCounters() {
+    uint32_t fixed = 0;
+    kp_sampler_counter_count(&fixed, NULL, $self);
+    return fixed;
+  }
+
+  unsigned int configurableCounters() {
+    uint32_t configurable = 0;
+    kp_sampler_counter_count(NULL, &configurable, $self);
+    return configurable;
+  }
+
+  /* kp_sampler_event_find; the event is borrowed from the sampler's session. */
+  const kp_event_t *find(const char *name) {
+    const kp_event_t *e = NULL;
+    kp_sampler_event_find(&e, $self, name);
+    return e;
+  }
+
+  /* kp_thread_new for the calling thread; the caller owns the result. */
+  kp_thread_t *newCounters(const char *const *kpj_names, size_t kpj_count) {
+    kp_thread_t *t = NULL;
+    kp_thread_new(&t, $self, kpj_names, kpj_count);
+    return t;
+  }
+}
+
+%extend kp_thread {
+  /* Destructor: kp_thread_free (any thread). */
+  ~kp_thread() {
+    kp_thread_free($self);
+  }
+
+  /* kp_thread_sample: the number of values written, or a negative kp_status (thrown). */
+  int sampleInto(uint64_t *kpj_values, size_t kpj_count) {
+    int rc = kp_thread_sample($self, kpj_values, kpj_count);
+    return rc < 0 ? rc : (int)kp_thread_event_count($self);
+  }
+
+  /* kp_thread_sample_full into values, complete flags and {enabled, running} times. */
+  int sampleFullInto(uint64_t *kpj_values, size_t kpj_count, uint8_t *kpj_complete,
+                     size_t kpj_ccount, uint64_t *kpj_times) {
+    int rc;
+    if (kpj_ccount < kpj_count)
+      kpj_count = kpj_ccount;
+    rc = kp_thread_sample_full($self, kpj_values, kpj_complete, kpj_count, &kpj_times[0],
+                               &kpj_times[1]);
+    return rc < 0 ? rc : (int)kp_thread_event_count($self);
+  }
+}
