@@ -136,13 +136,6 @@ KPGO_OUT_HANDLE(const kp_event_t, Kp_event)
 %typemap(imtype) uint64_t *time_enabled_ns, uint64_t *time_running_ns "*uint64"
 %typemap(in) uint64_t *time_enabled_ns, uint64_t *time_running_ns %{ $1 = (uint64_t *)$input; %}
 
-/* The allow-list in kpc.i names the enums kp_event_kind and kp_backend by their tags, but
- * SWIG matches a `typedef enum tag {...} name_t;` by its typedef name, so without these two
- * lines both enums (KP_EVENT_*, KP_BACKEND_*) are dropped. Harmless once kpc.i lists the
- * typedef names itself. */
-%rename("%s") kp_event_kind_t;
-%rename("%s") kp_backend_t;
-
 %include "../kpc.i"
 
 /* ---- Go-only helpers (not filtered by the allow-list) ----------------------------------- */

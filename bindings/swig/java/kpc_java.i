@@ -279,11 +279,6 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
 }
 
 /* ---- The shared allow-list -------------------------------------------------------------- */
-/* In C mode SWIG files `typedef enum kp_backend {...} kp_backend_t;` under the typedef name,
- * which ../kpc.i does not list, so KP_BACKEND_* and KP_EVENT_* would be dropped. Allow the
- * two typedef names here (harmless once ../kpc.i lists them too). */
-%rename("%s") kp_backend_t;
-%rename("%s") kp_event_kind_t;
 %include "../kpc.i"
 
 /* ---- Handle classes ----------------------------------------------------------------------

@@ -55,74 +55,74 @@ typedef long long swig_type_22;
 typedef long long swig_type_23;
 typedef _gostring_ swig_type_24;
 typedef _gostring_ swig_type_25;
-extern void _wrap_Swig_free_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_ckpc_0c43b93f93003276(swig_intgo arg1);
-extern swig_intgo _wrap_kp_version_number_ckpc_0c43b93f93003276(void);
-extern swig_type_1 _wrap_kp_version_string_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_OK_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ERROR_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EINVAL_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ENOMEM_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ELOAD_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EPERM_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EBUSY_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EUNSUPPORTED_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EUNAVAILABLE_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ECONFLICT_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EWRONG_THREAD_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ESTATE_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_ELAYOUT_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EKERNEL_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_0c43b93f93003276(void);
-extern swig_type_2 _wrap_kp_strerror_ckpc_0c43b93f93003276(swig_intgo arg1);
-extern swig_type_3 _wrap_kp_error_last_message_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_kp_error_last_status_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_kp_error_last_os_code_ckpc_0c43b93f93003276(void);
-extern void _wrap_kp_error_clear_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EVENT_FIXED_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_EVENT_SOFTWARE_ckpc_0c43b93f93003276(void);
-extern swig_type_4 _wrap_kp_event_name_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_5 _wrap_kp_event_native_name_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_6 _wrap_kp_event_description_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_kind_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_is_generic_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_is_available_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_7 _wrap_kp_event_unavailable_reason_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_8 _wrap_kp_event_alias_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_9 _wrap_kp_event_errata_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_10 _wrap_kp_event_fallback_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_counters_mask_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_11 _wrap_kp_event_selector_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_fixed_counter_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_KP_BACKEND_AUTO_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_BACKEND_KPERF_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_0c43b93f93003276(void);
-extern swig_intgo _wrap_kp_sampler_new_ckpc_0c43b93f93003276(swig_voidp arg1, uintptr_t arg2);
-extern void _wrap_kp_sampler_free_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_release_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_backend_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_12 _wrap_kp_sampler_backend_name_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_13 _wrap_kp_sampler_cpu_id_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_14 _wrap_kp_sampler_cpu_name_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_15 _wrap_kp_sampler_pmu_name_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_counter_count_ckpc_0c43b93f93003276(swig_voidp arg1, swig_voidp arg2, uintptr_t arg3);
-extern swig_intgo _wrap_kp_sampler_access_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_16 _wrap_kp_sampler_event_count_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern uintptr_t _wrap_kp_sampler_event_at_ckpc_0c43b93f93003276(uintptr_t arg1, swig_type_17 arg2);
-extern swig_intgo _wrap_kp_sampler_event_find_ckpc_0c43b93f93003276(swig_voidp arg1, uintptr_t arg2, swig_type_18 arg3);
-extern swig_intgo _wrap_kp_thread_new_ckpc_0c43b93f93003276(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
-extern void _wrap_kp_thread_free_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_start_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_stop_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_sample_ckpc_0c43b93f93003276(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3);
-extern swig_intgo _wrap_kp_thread_sample_full_ckpc_0c43b93f93003276(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_21 arg4, swig_voidp arg5, swig_voidp arg6);
-extern swig_intgo _wrap_kp_thread_is_running_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern swig_type_22 _wrap_kp_thread_event_count_ckpc_0c43b93f93003276(uintptr_t arg1);
-extern uintptr_t _wrap_kp_thread_event_at_ckpc_0c43b93f93003276(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_kpgo_sampler_new_ckpc_0c43b93f93003276(swig_voidp arg1, swig_intgo arg2, swig_type_24 arg3, swig_type_25 arg4);
+extern void _wrap_Swig_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_ckpc_9c49710f6f359f1e(swig_intgo arg1);
+extern swig_intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e(void);
+extern swig_type_1 _wrap_kp_version_string_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_OK_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ERROR_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EINVAL_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ENOMEM_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ELOAD_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EPERM_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EBUSY_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EUNSUPPORTED_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EUNAVAILABLE_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ECONFLICT_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EWRONG_THREAD_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ESTATE_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_ELAYOUT_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EKERNEL_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_9c49710f6f359f1e(void);
+extern swig_type_2 _wrap_kp_strerror_ckpc_9c49710f6f359f1e(swig_intgo arg1);
+extern swig_type_3 _wrap_kp_error_last_message_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_kp_error_last_status_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_kp_error_last_os_code_ckpc_9c49710f6f359f1e(void);
+extern void _wrap_kp_error_clear_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EVENT_FIXED_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_EVENT_SOFTWARE_ckpc_9c49710f6f359f1e(void);
+extern swig_type_4 _wrap_kp_event_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_5 _wrap_kp_event_native_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_6 _wrap_kp_event_description_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_kind_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_is_generic_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_is_available_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_7 _wrap_kp_event_unavailable_reason_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_8 _wrap_kp_event_alias_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_9 _wrap_kp_event_errata_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_10 _wrap_kp_event_fallback_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_counters_mask_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_11 _wrap_kp_event_selector_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2);
+extern void _wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_12 _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_13 _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_14 _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_15 _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_voidp arg2, uintptr_t arg3);
+extern swig_intgo _wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_16 _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_17 arg2);
+extern swig_intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_18 arg3);
+extern swig_intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
+extern void _wrap_kp_thread_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3);
+extern swig_intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_21 arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_22 _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_23 arg2);
+extern swig_intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_intgo arg2, swig_type_24 arg3, swig_type_25 arg4);
 #undef intgo
 */
 import "C"
@@ -148,8 +148,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__ckpc_0c43b93f93003276
-func cgo_panic__ckpc_0c43b93f93003276(p *byte) {
+//export cgo_panic__ckpc_9c49710f6f359f1e
+func cgo_panic__ckpc_9c49710f6f359f1e(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -173,13 +173,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_ckpc_0c43b93f93003276(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_ckpc_9c49710f6f359f1e(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -232,13 +232,13 @@ const KP_VERSION_STRING string = "0.1.0"
 
 func Kp_version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_version_number_ckpc_0c43b93f93003276())
+	swig_r = (int)(C._wrap_kp_version_number_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
 func Kp_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_kp_version_string_ckpc_0c43b93f93003276()
+	swig_r_p := C._wrap_kp_version_string_ckpc_9c49710f6f359f1e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -249,7 +249,7 @@ type Enum_SS_kp_status int
 
 func _swig_getKP_OK() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_OK_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_OK_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -257,7 +257,7 @@ var KP_OK Enum_SS_kp_status = _swig_getKP_OK()
 
 func _swig_getKP_ERROR() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ERROR_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ERROR_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -265,7 +265,7 @@ var KP_ERROR Enum_SS_kp_status = _swig_getKP_ERROR()
 
 func _swig_getKP_EINVAL() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EINVAL_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EINVAL_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -273,7 +273,7 @@ var KP_EINVAL Enum_SS_kp_status = _swig_getKP_EINVAL()
 
 func _swig_getKP_ENOMEM() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ENOMEM_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ENOMEM_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -281,7 +281,7 @@ var KP_ENOMEM Enum_SS_kp_status = _swig_getKP_ENOMEM()
 
 func _swig_getKP_ELOAD() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELOAD_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELOAD_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -289,7 +289,7 @@ var KP_ELOAD Enum_SS_kp_status = _swig_getKP_ELOAD()
 
 func _swig_getKP_EPERM() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EPERM_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EPERM_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -297,7 +297,7 @@ var KP_EPERM Enum_SS_kp_status = _swig_getKP_EPERM()
 
 func _swig_getKP_EBUSY() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUSY_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUSY_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -305,7 +305,7 @@ var KP_EBUSY Enum_SS_kp_status = _swig_getKP_EBUSY()
 
 func _swig_getKP_EUNSUPPORTED() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNSUPPORTED_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNSUPPORTED_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -313,7 +313,7 @@ var KP_EUNSUPPORTED Enum_SS_kp_status = _swig_getKP_EUNSUPPORTED()
 
 func _swig_getKP_EUNKNOWN_EVENT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNKNOWN_EVENT_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNKNOWN_EVENT_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -321,7 +321,7 @@ var KP_EUNKNOWN_EVENT Enum_SS_kp_status = _swig_getKP_EUNKNOWN_EVENT()
 
 func _swig_getKP_EUNAVAILABLE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNAVAILABLE_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNAVAILABLE_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -329,7 +329,7 @@ var KP_EUNAVAILABLE Enum_SS_kp_status = _swig_getKP_EUNAVAILABLE()
 
 func _swig_getKP_ECONFLICT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ECONFLICT_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ECONFLICT_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -337,7 +337,7 @@ var KP_ECONFLICT Enum_SS_kp_status = _swig_getKP_ECONFLICT()
 
 func _swig_getKP_EWRONG_THREAD() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EWRONG_THREAD_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EWRONG_THREAD_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -345,7 +345,7 @@ var KP_EWRONG_THREAD Enum_SS_kp_status = _swig_getKP_EWRONG_THREAD()
 
 func _swig_getKP_ESTATE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ESTATE_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ESTATE_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -353,7 +353,7 @@ var KP_ESTATE Enum_SS_kp_status = _swig_getKP_ESTATE()
 
 func _swig_getKP_ELAYOUT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELAYOUT_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELAYOUT_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -361,7 +361,7 @@ var KP_ELAYOUT Enum_SS_kp_status = _swig_getKP_ELAYOUT()
 
 func _swig_getKP_EFRAMEWORK() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EFRAMEWORK_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EFRAMEWORK_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -369,7 +369,7 @@ var KP_EFRAMEWORK Enum_SS_kp_status = _swig_getKP_EFRAMEWORK()
 
 func _swig_getKP_EKERNEL() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EKERNEL_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EKERNEL_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -377,7 +377,7 @@ var KP_EKERNEL Enum_SS_kp_status = _swig_getKP_EKERNEL()
 
 func _swig_getKP_EBUFSIZE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUFSIZE_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUFSIZE_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -386,7 +386,7 @@ var KP_EBUFSIZE Enum_SS_kp_status = _swig_getKP_EBUFSIZE()
 func Kp_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_kp_strerror_ckpc_0c43b93f93003276(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_kp_strerror_ckpc_9c49710f6f359f1e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -395,7 +395,7 @@ func Kp_strerror(arg1 int) (_swig_ret string) {
 
 func Kp_error_last_message() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_kp_error_last_message_ckpc_0c43b93f93003276()
+	swig_r_p := C._wrap_kp_error_last_message_ckpc_9c49710f6f359f1e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -404,25 +404,25 @@ func Kp_error_last_message() (_swig_ret string) {
 
 func Kp_error_last_status() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_error_last_status_ckpc_0c43b93f93003276())
+	swig_r = (int)(C._wrap_kp_error_last_status_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
 func Kp_error_last_os_code() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_error_last_os_code_ckpc_0c43b93f93003276())
+	swig_r = (int)(C._wrap_kp_error_last_os_code_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
 func Kp_error_clear() {
-	C._wrap_kp_error_clear_ckpc_0c43b93f93003276()
+	C._wrap_kp_error_clear_ckpc_9c49710f6f359f1e()
 }
 
 type Enum_SS_kp_event_kind int
 
 func _swig_getKP_EVENT_FIXED() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_FIXED_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_FIXED_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -430,7 +430,7 @@ var KP_EVENT_FIXED Enum_SS_kp_event_kind = _swig_getKP_EVENT_FIXED()
 
 func _swig_getKP_EVENT_CONFIGURABLE() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_CONFIGURABLE_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_CONFIGURABLE_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -438,7 +438,7 @@ var KP_EVENT_CONFIGURABLE Enum_SS_kp_event_kind = _swig_getKP_EVENT_CONFIGURABLE
 
 func _swig_getKP_EVENT_SOFTWARE() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_SOFTWARE_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_SOFTWARE_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -447,7 +447,7 @@ var KP_EVENT_SOFTWARE Enum_SS_kp_event_kind = _swig_getKP_EVENT_SOFTWARE()
 func Kp_event_name(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_name_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -457,7 +457,7 @@ func Kp_event_name(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_native_name(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_native_name_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_native_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -467,7 +467,7 @@ func Kp_event_native_name(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_description(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_description_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_description_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -477,28 +477,28 @@ func Kp_event_description(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_kind(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_kind_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_kind_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_is_generic(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_is_generic_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_is_generic_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_is_available(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_is_available_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_is_available_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_unavailable_reason(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_unavailable_reason_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_unavailable_reason_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -508,7 +508,7 @@ func Kp_event_unavailable_reason(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_alias(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_alias_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_alias_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -518,7 +518,7 @@ func Kp_event_alias(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_errata(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_errata_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_errata_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -528,7 +528,7 @@ func Kp_event_errata(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_fallback(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_fallback_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_fallback_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -538,21 +538,21 @@ func Kp_event_fallback(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_counters_mask(arg1 Kp_event) (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint)(C._wrap_kp_event_counters_mask_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_kp_event_counters_mask_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_selector(arg1 Kp_event) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_kp_event_selector_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_kp_event_selector_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_fixed_counter(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_fixed_counter_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -560,7 +560,7 @@ type Enum_SS_kp_backend int
 
 func _swig_getKP_BACKEND_AUTO() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_AUTO_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -568,7 +568,7 @@ var KP_BACKEND_AUTO Enum_SS_kp_backend = _swig_getKP_BACKEND_AUTO()
 
 func _swig_getKP_BACKEND_KPERF() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_KPERF_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -576,7 +576,7 @@ var KP_BACKEND_KPERF Enum_SS_kp_backend = _swig_getKP_BACKEND_KPERF()
 
 func _swig_getKP_BACKEND_PERF_EVENT() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_PERF_EVENT_ckpc_0c43b93f93003276())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e())
 	return swig_r
 }
 
@@ -592,7 +592,7 @@ func Kp_sampler_new(arg1 *Kp_sampler, arg2 Struct_SS_kp_sampler_options) (_swig_
 	}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_kp_sampler_new_ckpc_0c43b93f93003276(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -607,27 +607,27 @@ func Kp_sampler_new(arg1 *Kp_sampler, arg2 Struct_SS_kp_sampler_options) (_swig_
 
 func Kp_sampler_free(arg1 Kp_sampler) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_kp_sampler_free_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	C._wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 }
 
 func Kp_sampler_release(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_release_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_backend(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_backend_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_backend_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_backend_name_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -637,7 +637,7 @@ func Kp_sampler_backend_name(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_cpu_id(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_cpu_id_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -647,7 +647,7 @@ func Kp_sampler_cpu_id(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_cpu_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_cpu_name_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -657,7 +657,7 @@ func Kp_sampler_cpu_name(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_pmu_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_pmu_name_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -669,21 +669,21 @@ func Kp_sampler_counter_count(arg1 *uint32, arg2 *uint32, arg3 Kp_sampler) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_kp_sampler_counter_count_ckpc_0c43b93f93003276(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
 func Kp_sampler_access(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_access_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_event_count(arg1 Kp_sampler) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_kp_sampler_event_count_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -691,7 +691,7 @@ func Kp_sampler_event_at(arg1 Kp_sampler, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))))
 	return swig_r
 }
 
@@ -706,7 +706,7 @@ func Kp_sampler_event_find(arg1 *Kp_event, arg2 Kp_sampler, arg3 string) (_swig_
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_0c43b93f93003276(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -747,7 +747,7 @@ func Kp_thread_new(arg1 *Kp_thread, arg2 Kp_sampler, arg3 []string) (_swig_ret i
 		_swig_i_2 = string(packed)
 	}
 
-	swig_r = (int)(C._wrap_kp_thread_new_ckpc_0c43b93f93003276(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_thread_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -765,20 +765,20 @@ func Kp_thread_new(arg1 *Kp_thread, arg2 Kp_sampler, arg3 []string) (_swig_ret i
 
 func Kp_thread_free(arg1 Kp_thread) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_kp_thread_free_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0))
+	C._wrap_kp_thread_free_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 }
 
 func Kp_thread_start(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_start_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_start_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_thread_stop(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_stop_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -792,7 +792,7 @@ func Kp_thread_sample(arg1 Kp_thread, arg2 []uint64, arg3 int64) (_swig_ret int)
 	}
 
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2)))
 	return swig_r
 }
 
@@ -814,21 +814,21 @@ func Kp_thread_sample_full(arg1 Kp_thread, arg2 []uint64, arg3 []byte, arg4 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
 func Kp_thread_is_running(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_is_running_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_thread_event_count(arg1 Kp_thread) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_kp_thread_event_count_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -836,7 +836,7 @@ func Kp_thread_event_at(arg1 Kp_thread, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_0c43b93f93003276(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1))))
 	return swig_r
 }
 
@@ -852,7 +852,7 @@ func Kpgo_sampler_new(arg1 *Kp_sampler, arg2 int, arg3 string, arg4 string) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_0c43b93f93003276(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_3))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__ckpc_0c43b93f93003276(const char*);
+  void cgo_panic__ckpc_9c49710f6f359f1e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__ckpc_0c43b93f93003276(p);
+  cgo_panic__ckpc_9c49710f6f359f1e(p);
 }
 
 
@@ -219,7 +219,7 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
 extern "C" {
 #endif
 
-void _wrap_Swig_free_ckpc_0c43b93f93003276(void *_swig_go_0) {
+void _wrap_Swig_free_ckpc_9c49710f6f359f1e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -229,7 +229,7 @@ void _wrap_Swig_free_ckpc_0c43b93f93003276(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_ckpc_0c43b93f93003276(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -242,7 +242,7 @@ void *_wrap_Swig_malloc_ckpc_0c43b93f93003276(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_kp_version_number_ckpc_0c43b93f93003276() {
+intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e() {
   int result;
   intgo _swig_go_result;
   
@@ -253,7 +253,7 @@ intgo _wrap_kp_version_number_ckpc_0c43b93f93003276() {
 }
 
 
-_gostring_ _wrap_kp_version_string_ckpc_0c43b93f93003276() {
+_gostring_ _wrap_kp_version_string_ckpc_9c49710f6f359f1e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -264,7 +264,7 @@ _gostring_ _wrap_kp_version_string_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_OK_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_OK_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -276,7 +276,7 @@ intgo _wrap_KP_OK_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ERROR_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ERROR_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -288,7 +288,7 @@ intgo _wrap_KP_ERROR_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EINVAL_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EINVAL_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -300,7 +300,7 @@ intgo _wrap_KP_EINVAL_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ENOMEM_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ENOMEM_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -312,7 +312,7 @@ intgo _wrap_KP_ENOMEM_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ELOAD_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ELOAD_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -324,7 +324,7 @@ intgo _wrap_KP_ELOAD_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EPERM_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EPERM_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -336,7 +336,7 @@ intgo _wrap_KP_EPERM_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EBUSY_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EBUSY_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -348,7 +348,7 @@ intgo _wrap_KP_EBUSY_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EUNSUPPORTED_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EUNSUPPORTED_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -360,7 +360,7 @@ intgo _wrap_KP_EUNSUPPORTED_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -372,7 +372,7 @@ intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EUNAVAILABLE_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EUNAVAILABLE_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -384,7 +384,7 @@ intgo _wrap_KP_EUNAVAILABLE_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ECONFLICT_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ECONFLICT_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -396,7 +396,7 @@ intgo _wrap_KP_ECONFLICT_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EWRONG_THREAD_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EWRONG_THREAD_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -408,7 +408,7 @@ intgo _wrap_KP_EWRONG_THREAD_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ESTATE_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ESTATE_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -420,7 +420,7 @@ intgo _wrap_KP_ESTATE_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_ELAYOUT_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_ELAYOUT_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -432,7 +432,7 @@ intgo _wrap_KP_ELAYOUT_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EFRAMEWORK_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EFRAMEWORK_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -444,7 +444,7 @@ intgo _wrap_KP_EFRAMEWORK_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EKERNEL_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EKERNEL_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -456,7 +456,7 @@ intgo _wrap_KP_EKERNEL_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EBUFSIZE_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EBUFSIZE_ckpc_9c49710f6f359f1e() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -468,7 +468,7 @@ intgo _wrap_KP_EBUFSIZE_ckpc_0c43b93f93003276() {
 }
 
 
-_gostring_ _wrap_kp_strerror_ckpc_0c43b93f93003276(intgo _swig_go_0) {
+_gostring_ _wrap_kp_strerror_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -481,7 +481,7 @@ _gostring_ _wrap_kp_strerror_ckpc_0c43b93f93003276(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_kp_error_last_message_ckpc_0c43b93f93003276() {
+_gostring_ _wrap_kp_error_last_message_ckpc_9c49710f6f359f1e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -492,7 +492,7 @@ _gostring_ _wrap_kp_error_last_message_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_kp_error_last_status_ckpc_0c43b93f93003276() {
+intgo _wrap_kp_error_last_status_ckpc_9c49710f6f359f1e() {
   int result;
   intgo _swig_go_result;
   
@@ -503,7 +503,7 @@ intgo _wrap_kp_error_last_status_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_kp_error_last_os_code_ckpc_0c43b93f93003276() {
+intgo _wrap_kp_error_last_os_code_ckpc_9c49710f6f359f1e() {
   int result;
   intgo _swig_go_result;
   
@@ -514,13 +514,13 @@ intgo _wrap_kp_error_last_os_code_ckpc_0c43b93f93003276() {
 }
 
 
-void _wrap_kp_error_clear_ckpc_0c43b93f93003276() {
+void _wrap_kp_error_clear_ckpc_9c49710f6f359f1e() {
   kp_error_clear();
   
 }
 
 
-intgo _wrap_KP_EVENT_FIXED_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EVENT_FIXED_ckpc_9c49710f6f359f1e() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -532,7 +532,7 @@ intgo _wrap_KP_EVENT_FIXED_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_9c49710f6f359f1e() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -544,7 +544,7 @@ intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_EVENT_SOFTWARE_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_EVENT_SOFTWARE_ckpc_9c49710f6f359f1e() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -556,7 +556,7 @@ intgo _wrap_KP_EVENT_SOFTWARE_ckpc_0c43b93f93003276() {
 }
 
 
-_gostring_ _wrap_kp_event_name_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_name_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -569,7 +569,7 @@ _gostring_ _wrap_kp_event_name_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0
 }
 
 
-_gostring_ _wrap_kp_event_native_name_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_native_name_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -582,7 +582,7 @@ _gostring_ _wrap_kp_event_native_name_ckpc_0c43b93f93003276(struct kp_event *_sw
 }
 
 
-_gostring_ _wrap_kp_event_description_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_description_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -595,7 +595,7 @@ _gostring_ _wrap_kp_event_description_ckpc_0c43b93f93003276(struct kp_event *_sw
 }
 
 
-intgo _wrap_kp_event_kind_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_kind_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -608,7 +608,7 @@ intgo _wrap_kp_event_kind_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_event_is_generic_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_generic_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -621,7 +621,7 @@ intgo _wrap_kp_event_is_generic_ckpc_0c43b93f93003276(struct kp_event *_swig_go_
 }
 
 
-intgo _wrap_kp_event_is_available_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_available_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -634,7 +634,7 @@ intgo _wrap_kp_event_is_available_ckpc_0c43b93f93003276(struct kp_event *_swig_g
 }
 
 
-_gostring_ _wrap_kp_event_unavailable_reason_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_unavailable_reason_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -647,7 +647,7 @@ _gostring_ _wrap_kp_event_unavailable_reason_ckpc_0c43b93f93003276(struct kp_eve
 }
 
 
-_gostring_ _wrap_kp_event_alias_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_alias_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -660,7 +660,7 @@ _gostring_ _wrap_kp_event_alias_ckpc_0c43b93f93003276(struct kp_event *_swig_go_
 }
 
 
-_gostring_ _wrap_kp_event_errata_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_errata_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -673,7 +673,7 @@ _gostring_ _wrap_kp_event_errata_ckpc_0c43b93f93003276(struct kp_event *_swig_go
 }
 
 
-_gostring_ _wrap_kp_event_fallback_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_fallback_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -686,7 +686,7 @@ _gostring_ _wrap_kp_event_fallback_ckpc_0c43b93f93003276(struct kp_event *_swig_
 }
 
 
-intgo _wrap_kp_event_counters_mask_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_counters_mask_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -699,7 +699,7 @@ intgo _wrap_kp_event_counters_mask_ckpc_0c43b93f93003276(struct kp_event *_swig_
 }
 
 
-long long _wrap_kp_event_selector_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+long long _wrap_kp_event_selector_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -712,7 +712,7 @@ long long _wrap_kp_event_selector_ckpc_0c43b93f93003276(struct kp_event *_swig_g
 }
 
 
-intgo _wrap_kp_event_fixed_counter_ckpc_0c43b93f93003276(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -725,7 +725,7 @@ intgo _wrap_kp_event_fixed_counter_ckpc_0c43b93f93003276(struct kp_event *_swig_
 }
 
 
-intgo _wrap_KP_BACKEND_AUTO_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -737,7 +737,7 @@ intgo _wrap_KP_BACKEND_AUTO_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_BACKEND_KPERF_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -749,7 +749,7 @@ intgo _wrap_KP_BACKEND_KPERF_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_0c43b93f93003276() {
+intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -761,7 +761,7 @@ intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_0c43b93f93003276() {
 }
 
 
-intgo _wrap_kp_sampler_new_ckpc_0c43b93f93003276(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
+intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   kp_sampler_options_t *arg2 = (kp_sampler_options_t *) 0 ;
   int result;
@@ -776,7 +776,7 @@ intgo _wrap_kp_sampler_new_ckpc_0c43b93f93003276(kp_sampler_t **_swig_go_0, stru
 }
 
 
-void _wrap_kp_sampler_free_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+void _wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   
   arg1 = *(kp_sampler_t **)&_swig_go_0; 
@@ -786,7 +786,7 @@ void _wrap_kp_sampler_free_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_sampler_release_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -799,7 +799,7 @@ intgo _wrap_kp_sampler_release_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go
 }
 
 
-intgo _wrap_kp_sampler_backend_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -812,7 +812,7 @@ intgo _wrap_kp_sampler_backend_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_name_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -825,7 +825,7 @@ _gostring_ _wrap_kp_sampler_backend_name_ckpc_0c43b93f93003276(struct kp_sampler
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_id_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -838,7 +838,7 @@ _gostring_ _wrap_kp_sampler_cpu_id_ckpc_0c43b93f93003276(struct kp_sampler *_swi
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_name_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -851,7 +851,7 @@ _gostring_ _wrap_kp_sampler_cpu_name_ckpc_0c43b93f93003276(struct kp_sampler *_s
 }
 
 
-_gostring_ _wrap_kp_sampler_pmu_name_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -864,7 +864,7 @@ _gostring_ _wrap_kp_sampler_pmu_name_ckpc_0c43b93f93003276(struct kp_sampler *_s
 }
 
 
-intgo _wrap_kp_sampler_counter_count_ckpc_0c43b93f93003276(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
+intgo _wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
   uint32_t *arg1 = (uint32_t *) 0 ;
   uint32_t *arg2 = (uint32_t *) 0 ;
   kp_sampler_t *arg3 = (kp_sampler_t *) 0 ;
@@ -881,7 +881,7 @@ intgo _wrap_kp_sampler_counter_count_ckpc_0c43b93f93003276(int *_swig_go_0, int 
 }
 
 
-intgo _wrap_kp_sampler_access_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -894,7 +894,7 @@ intgo _wrap_kp_sampler_access_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_
 }
 
 
-long long _wrap_kp_sampler_event_count_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0) {
+long long _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -907,7 +907,7 @@ long long _wrap_kp_sampler_event_count_ckpc_0c43b93f93003276(struct kp_sampler *
 }
 
 
-struct kp_event *_wrap_kp_sampler_event_at_ckpc_0c43b93f93003276(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -922,7 +922,7 @@ struct kp_event *_wrap_kp_sampler_event_at_ckpc_0c43b93f93003276(struct kp_sampl
 }
 
 
-intgo _wrap_kp_sampler_event_find_ckpc_0c43b93f93003276(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_event_t **arg1 = (kp_event_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -944,7 +944,7 @@ intgo _wrap_kp_sampler_event_find_ckpc_0c43b93f93003276(kp_event_t **_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_new_ckpc_0c43b93f93003276(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_thread_t **arg1 = (kp_thread_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -990,7 +990,7 @@ intgo _wrap_kp_thread_new_ckpc_0c43b93f93003276(kp_thread_t **_swig_go_0, struct
 }
 
 
-void _wrap_kp_thread_free_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
+void _wrap_kp_thread_free_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   
   arg1 = *(kp_thread_t **)&_swig_go_0; 
@@ -1000,7 +1000,7 @@ void _wrap_kp_thread_free_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_start_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1013,7 +1013,7 @@ intgo _wrap_kp_thread_start_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_thread_stop_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1026,7 +1026,7 @@ intgo _wrap_kp_thread_stop_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_sample_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1043,7 +1043,7 @@ intgo _wrap_kp_thread_sample_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_sample_full_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
+intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint8_t *arg3 = (uint8_t *) 0 ;
@@ -1066,7 +1066,7 @@ intgo _wrap_kp_thread_sample_full_ckpc_0c43b93f93003276(struct kp_thread *_swig_
 }
 
 
-intgo _wrap_kp_thread_is_running_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1079,7 +1079,7 @@ intgo _wrap_kp_thread_is_running_ckpc_0c43b93f93003276(struct kp_thread *_swig_g
 }
 
 
-long long _wrap_kp_thread_event_count_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0) {
+long long _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1092,7 +1092,7 @@ long long _wrap_kp_thread_event_count_ckpc_0c43b93f93003276(struct kp_thread *_s
 }
 
 
-struct kp_event *_wrap_kp_thread_event_at_ckpc_0c43b93f93003276(struct kp_thread *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long _swig_go_1) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1107,7 +1107,7 @@ struct kp_event *_wrap_kp_thread_event_at_ckpc_0c43b93f93003276(struct kp_thread
 }
 
 
-intgo _wrap_kpgo_sampler_new_ckpc_0c43b93f93003276(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
