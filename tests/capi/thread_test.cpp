@@ -110,6 +110,30 @@ TEST(ThreadLifecycle, StopFreezesTotalsAndStartResumes) {
     kp_thread_free(t);
 }
 
+// Every event of a set resumes at once, not only the first: a restarted group whose later
+// members waited for the next context switch would undercount them (and skew ratios such
+// as instructions per cycle) for the work right after kp_thread_start.
+TEST(ThreadLifecycle, RestartResumesEveryEventOfTheSetAtOnce) {
+    Sampler s;
+    kp_thread_t *t = make_thread(s.s, {"task-clock", "page-faults", "minor-faults"});
+    for (int round = 0; round < 3; ++round) {
+        ASSERT_EQ(kp_thread_start(t), KP_OK);
+        ASSERT_EQ(kp_thread_stop(t), KP_OK);
+    }
+    uint64_t frozen[3], before[3], after[3];
+    ASSERT_EQ(kp_thread_sample(t, frozen, 3), KP_OK);
+    touch_pages(64);  // stopped: no event of the set counts this
+    ASSERT_EQ(kp_thread_sample(t, before, 3), KP_OK);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(before[i], frozen[i]) << "event " << i << " ran while stopped";
+    ASSERT_EQ(kp_thread_start(t), KP_OK);
+    touch_pages(256);
+    ASSERT_EQ(kp_thread_sample(t, after, 3), KP_OK);
+    EXPECT_GT(after[0], before[0]) << "task-clock did not resume";
+    EXPECT_GE(after[1], before[1] + 256) << "page-faults (second in the set) did not resume";
+    EXPECT_GE(after[2], before[2] + 256) << "minor-faults (third in the set) did not resume";
+    kp_thread_free(t);
+}
+
 TEST(ThreadSample, ValuesFollowTheCallersOrder) {
     Sampler s;
     for (int order = 0; order < 2; ++order) {

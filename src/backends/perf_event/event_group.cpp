@@ -62,15 +62,19 @@ EventGroup::~EventGroup() {
     for (int fd : fds_) close(fd);
 }
 
+// Start and stop switch the leader only. The members stay enabled and count exactly while
+// their leader is scheduled. PERF_IOC_FLAG_GROUP would disable the members too, and on
+// re-enable the kernel schedules the leader before the members are enabled, so they stay
+// idle until the thread's next context switch (seen on Linux 6.18).
 void EventGroup::start() {
-    if (ioctl(fds_[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
+    if (ioctl(fds_[0], PERF_EVENT_IOC_ENABLE, 0) != 0) {
         int err = errno;
         fail(KP_EKERNEL, "ioctl(PERF_EVENT_IOC_ENABLE) failed " + errno_text(err), err);
     }
 }
 
 void EventGroup::stop() {
-    if (ioctl(fds_[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) != 0) {
+    if (ioctl(fds_[0], PERF_EVENT_IOC_DISABLE, 0) != 0) {
         int err = errno;
         fail(KP_EKERNEL, "ioctl(PERF_EVENT_IOC_DISABLE) failed " + errno_text(err), err);
     }
