@@ -1,0 +1,65 @@
+// swift-tools-version:5.9
+//
+// Swift package of libkpc: product `Kpc` (bindings/swift/Sources/Kpc), a Swift API over the
+// C API, built on target `CKpc`, which compiles libkpc itself from src/ so that a package can
+// depend on this repository with nothing installed first (option (b) of the conventions'
+// §15). See bindings/swift/README.md.
+//
+// Kept in sync by hand with src/CMakeLists.txt and src/backends/*/sources.cmake:
+//   - the directories compiled: src/core, src/capi, src/backends/kperf, and on Linux only
+//     src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake lists each file);
+//   - the defines: KPC_HAVE_PERF_EVENT on Linux (never KPC_HAVE_LIBPFM: libpfm4 stays off);
+//   - the include directories src/ and include/, C++17, and dl/pthread on Linux.
+import PackageDescription
+
+#if os(Linux)
+let backendDirectories = ["src/backends/kperf", "src/backends/perf_event"]
+#else
+// perf_event_open exists only on Linux.
+let backendDirectories = ["src/backends/kperf"]
+#endif
+
+let package = Package(
+    name: "kpc",
+    products: [
+        .library(name: "Kpc", targets: ["Kpc"]),
+    ],
+    targets: [
+        // The C/C++ library. Its path is the repository root because its sources (src/) and
+        // public headers (include/kpc/) are siblings; `sources` limits it to src/'s library
+        // directories. The module map in bindings/swift/CKpc/include exports only the
+        // umbrella kpc/kpc.h (not kpc/kperf_raw.h), so include/ keeps include/kpc/ as its
+        // only entry.
+        .target(
+            name: "CKpc",
+            path: ".",
+            exclude: [
+                "src/backends/kperf/sources.cmake",
+                "src/backends/perf_event/sources.cmake",
+            ],
+            sources: ["src/core", "src/capi"] + backendDirectories,
+            publicHeadersPath: "bindings/swift/CKpc/include",
+            cxxSettings: [
+                .headerSearchPath("src"),      // internal includes: "core/error.hpp", ...
+                .headerSearchPath("include"),  // "kpc/errors.h", ...
+                .define("KP_BUILDING_LIBRARY"),
+                .define("KPC_HAVE_PERF_EVENT", .when(platforms: [.linux])),
+            ],
+            linkerSettings: [
+                .linkedLibrary("dl", .when(platforms: [.linux])),
+                .linkedLibrary("pthread", .when(platforms: [.linux])),
+            ]
+        ),
+        .target(
+            name: "Kpc",
+            dependencies: ["CKpc"],
+            path: "bindings/swift/Sources/Kpc"
+        ),
+        .testTarget(
+            name: "KpcTests",
+            dependencies: ["Kpc"],
+            path: "bindings/swift/Tests/KpcTests"
+        ),
+    ],
+    cxxLanguageStandard: .cxx17
+)
