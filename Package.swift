@@ -55,6 +55,13 @@ let package = Package(
             dependencies: ["CKpc"],
             path: "bindings/swift/Sources/Kpc"
         ),
+        // bindings/swift/README.md's example, built and run by CTest (swift_example); not a
+        // product, so packages that depend on this one never build it.
+        .executableTarget(
+            name: "KpcQuickstart",
+            dependencies: ["Kpc"],
+            path: "bindings/swift/Examples/Quickstart"
+        ),
         .testTarget(
             name: "KpcTests",
             dependencies: ["Kpc"],
