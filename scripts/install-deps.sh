@@ -14,6 +14,7 @@ packages=(
   openjdk-17-jdk-headless junit5             # Java binding and its JUnit 5 tests
   golang-go                                  # Go binding and its tests
   ruby                                       # runs the Homebrew formula (tests/homebrew)
+  g++-aarch64-linux-gnu qemu-user            # the kperf NEON copy, cross-built and run (tests/kperf)
 )
 # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then

@@ -44,12 +44,14 @@ KperfThreadCounters::KperfThreadCounters(const kp_kperf_api_t &api,
     : api_(api), kernel_(std::move(kernel)), session_(session), released_(released),
       prog_(std::move(prog)) {
     n_ = prog_.index.size();
-    // Decided once per handle: the copy's routine is the dispatch (counter_copy.hpp).
-    hot_.copy_fn = select_copy(n_, avx2_copy_available());
+    if (n_ <= KP_KPC_MAX_COUNTERS)
+        for (size_t i = 0; i < n_; ++i) hot_.copy.index[i] = prog_.index[i];
+    // Decided once per handle, from the count and the slots: the copy's routine is the
+    // dispatch (counter_copy.hpp).
+    hot_.copy_fn = select_copy(hot_.copy, n_, simd_copy_available());
     if (!hot_.copy_fn)  // n_ outside 1..KP_KPC_MAX_COUNTERS
         fail(KP_ERROR, "kperf: internal error: " + std::to_string(n_) +
                            " counters for one kp_thread_t (1 to 32 fit); please report this");
-    for (size_t i = 0; i < n_; ++i) hot_.copy.index[i] = prog_.index[i];
     hot_.read_fn = stopped_read;
     hot_.self = this;
 }

@@ -52,11 +52,13 @@ private:
     // buffer: the buffer's address, passed to the framework, is then the one register
     // read_values() keeps across that call to reach the rest.
     struct Hot {
-        CopyBlock copy;  // buf (first), offset = total_ - base_ (mod 2^64), index, out
+        // buf (first), offset = total_ - base_ (mod 2^64), index, out, and on AArch64 the
+        // NEON copy's shuffle tables
+        CopyBlock copy;
         // kpc_get_thread_counters while running; while stopped, a stub that fails without
         // calling anything. The one load that picks the function also tells the state.
         int (*read_fn)(uint32_t, uint32_t, uint64_t *) = nullptr;
-        // The straight-line copy for n_ events (AVX2 gathers where the CPU has them),
+        // The straight-line copy for n_ events (SIMD where it is shorter: AVX2 or NEON),
         // chosen at construction: the only dispatch on the number of events.
         CopyFn copy_fn = nullptr;
         KperfThreadCounters *self = nullptr;  // for read_values()'s slow path
