@@ -37,20 +37,14 @@
 /* No finalize(): the public classes free handles through close() and a java.lang.ref.Cleaner. */
 %typemap(javafinalize) SWIGTYPE ""
 
-/* Native library loading. The JNI class is the first class touched by any native call. */
+/* Native library loading. The JNI class is the first class touched by any native call; its
+ * static initializer hands the work to the hand-written org.kpc.NativeLoader, which honours
+ * -Dorg.kpc.library.path, then java.library.path, then extracts the libraries kpc.jar carries
+ * for this platform (libkpc first, then libkpc_java), and throws an UnsatisfiedLinkError that
+ * says what it tried otherwise. */
 %pragma(java) jniclasscode=%{
   static {
-    try {
-      System.loadLibrary("kpc_java");
-    } catch (UnsatisfiedLinkError e) {
-      UnsatisfiedLinkError error = new UnsatisfiedLinkError(
-          "org.kpc: cannot load the JNI library 'kpc_java' (libkpc_java.so): " + e.getMessage()
-          + ". Start java with -Djava.library.path=<directory holding libkpc_java.so> "
-          + "(for example <build>/bindings/java or <prefix>/lib); libkpc.so must be next to it "
-          + "or on LD_LIBRARY_PATH.");
-      error.initCause(e);
-      throw error;
-    }
+    NativeLoader.load();
   }
 %}
 
