@@ -83,6 +83,24 @@ KP_API uint64_t kp_event_selector(const kp_event_t *e);
 /** Index of the fixed counter the event must use, or -1 (configurable, software, NULL). */
 KP_API int kp_event_fixed_counter(const kp_event_t *e);
 
+/**
+ * Whether the event's count includes work done in kernel mode: 1 if it does, 0 if it
+ * counts user mode only, -1 if e is NULL.
+ *
+ * - Apple (kperf): the fixed counters (FIXED_CYCLES, FIXED_INSTRUCTIONS, and the generic
+ *   cycles and instructions mapped to them) count every mode: 1. They therefore also count
+ *   the kernel's own work inside each kpc_get_thread_counters call (about 17,700
+ *   instructions per read on an M4, published), so FIXED_INSTRUCTIONS and INST_ALL differ
+ *   over the same interval. Configurable events are programmed for user mode, the only
+ *   mode a release macOS kernel allows them: 0.
+ * - Linux (perf_event): hardware events are opened with exclude_kernel: 0. Software events
+ *   (task-clock, page-faults, ...) are counted by the kernel and include kernel mode: 1,
+ *   unless perf_event_paranoid >= 2 forces them to user mode (docs/events.md).
+ *
+ * Thread-safe; does not set the last error.
+ */
+KP_API int kp_event_counts_kernel(const kp_event_t *e);
+
 KP_END_DECL
 
 /** @} */

@@ -348,6 +348,33 @@ typedef struct kp_kperf_api {
  */
 KP_API int kp_sampler_kperf_api(const kp_kperf_api_t **out, const kp_sampler_t *s);
 
+/**
+ * What the kperf backend found when it opened the frameworks: for bug reports (kpc check)
+ * and for comparing a Mac with libkpc's assumptions. Strings are borrowed from the sampler
+ * and stay valid until its last handle is freed.
+ */
+typedef struct kp_kperf_info {
+    const char *db_name;        /**< the kpep_db struct's name field, e.g. "a14", "as4" */
+    const char *db_api_name;    /**< what kpep_db_name() returned ("Apple A14/M1" is reported
+                                     on real Macs); "" when the framework lacks it */
+    const char *marketing_name; /**< the struct's marketing_name; "" unless the layout was validated */
+    size_t event_stride;        /**< kpep_event size detected at run time: 56 or 48 */
+    int chip_known;             /**< 1 when libkpc knows the chip's event generation; 0 for an
+                                     unknown (future) chip, whose generic events are resolved
+                                     by trying every candidate name the database has */
+    uint32_t configurable_before_force; /**< kpc_get_counter_count(CONFIGURABLE) before the
+                                             sampler forced all counters; 0 if it could not be read */
+    uint32_t configurable_after_force;  /**< the same after forcing (what libkpc uses); 0 if the
+                                             sampler could not force them (no root) */
+} kp_kperf_info_t;
+
+/**
+ * Fills @p out with what the kperf backend of @p s found.
+ * @return KP_OK; KP_EINVAL (out or s NULL); KP_EUNSUPPORTED when @p s does not use the
+ *   kperf backend. Thread-safe.
+ */
+KP_API int kp_sampler_kperf_info(kp_kperf_info_t *out, const kp_sampler_t *s);
+
 KP_END_DECL
 
 /** @} */

@@ -21,5 +21,6 @@ const char *kp_event_fallback(const kp_event_t *e) {
 uint32_t kp_event_counters_mask(const kp_event_t *e) { return e ? e->counters_mask : 0; }
 uint64_t kp_event_selector(const kp_event_t *e) { return e ? e->selector : 0; }
 int kp_event_fixed_counter(const kp_event_t *e) { return e ? e->fixed_counter : -1; }
+int kp_event_counts_kernel(const kp_event_t *e) { return e ? (e->counts_kernel ? 1 : 0) : -1; }
 
 }

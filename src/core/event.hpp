@@ -22,6 +22,8 @@ struct kp_event {
     uint32_t counters_mask = 0;
     uint64_t selector = 0;
     int fixed_counter = -1;
+    // Whether the count includes work done in kernel mode (kp_event_counts_kernel).
+    bool counts_kernel = false;
 
     // Backend encodings. perf_event: type/config words. kperf: the kpep_event pointer.
     uint32_t perf_type = 0;

@@ -44,6 +44,35 @@ constexpr const char *kIntel[] = {
     "amberlake", "cannonlake", "icelake", "cascadelake",
 };
 
+// Marketing names, for a kpep_db_name() that returns them. "Apple silicon" (the as4/as5
+// plists' own) names no generation, so it is not listed. Matched as a prefix, so that
+// "Apple M4 Pro" is an M4.
+struct KnownMarketing {
+    const char *prefix;
+    const char *db;  // the kApple entry it stands for
+};
+constexpr KnownMarketing kMarketing[] = {
+    {"Apple A14/M1", "a14"}, {"Apple A15", "a15"}, {"Apple A16", "a16"},
+    {"Apple M1", "a14"},     {"Apple M2", "a15"},  {"Apple M3", "as1"},
+    {"Apple M4", "as4"},     {"Apple M5", "as5"},
+};
+
+const KnownDb *known_db(std::string_view name) {
+    for (const KnownDb &k : kApple)
+        if (name == k.db) return &k;
+    return nullptr;
+}
+
+const KnownDb *known_marketing(std::string_view name) {
+    for (const KnownMarketing &m : kMarketing) {
+        std::string_view p(m.prefix);
+        // "Apple M1" must not match "Apple M10": the prefix ends the name or a word.
+        if (name.substr(0, p.size()) == p && (name.size() == p.size() || name[p.size()] == ' '))
+            return known_db(m.db);
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 const char *generation_name(Generation g) {
@@ -60,21 +89,26 @@ const char *generation_name(Generation g) {
     return "unknown";
 }
 
-Chip identify_chip(std::string_view db_name, std::string_view marketing_name,
-                   uint32_t architecture) {
+Chip identify_chip(std::string_view db_name, std::string_view api_name,
+                   std::string_view marketing_name, uint32_t architecture) {
     Chip c;
-    c.db_name = std::string(db_name);
-    const std::string db(db_name);
-    for (const KnownDb &k : kApple) {
-        if (db == k.db) {
-            c.generation = k.generation;
-            c.name = k.name;
-            if (k.generation == Generation::apple_a_series)
-                c.pmu = "Apple PMU (" + db + ", pre-M1 A-series generation)";
-            else
-                c.pmu = "Apple PMU (" + db + ", " + generation_name(k.generation) + " generation)";
-            return c;
-        }
+    const std::string db(db_name.empty() ? api_name : db_name);
+    c.db_name = db;
+    const KnownDb *k = known_db(db_name);
+    if (!k) k = known_db(api_name);
+    if (!k) k = known_marketing(api_name);
+    if (!k) k = known_marketing(marketing_name);
+    if (k) {
+        c.generation = k->generation;
+        // A marketing name is more precise than the table's ("Apple M4 Pro" vs "Apple M4").
+        c.name = k->name;
+        // Found by a marketing name alone: the table's short name stands in for the field.
+        if (db_name.empty()) c.db_name = known_db(api_name) ? std::string(api_name) : k->db;
+        if (k->generation == Generation::apple_a_series)
+            c.pmu = "Apple PMU (" + c.db_name + ", pre-M1 A-series generation)";
+        else
+            c.pmu = "Apple PMU (" + c.db_name + ", " + generation_name(k->generation) + " generation)";
+        return c;
     }
     // Intel by microarchitecture name, by an x86 cputype in "cpu_7_..." names, or by the
     // database's architecture field.
@@ -89,8 +123,12 @@ Chip identify_chip(std::string_view db_name, std::string_view marketing_name,
         return c;
     }
     c.generation = Generation::unknown;
-    c.name = marketing_name.empty() ? "unknown CPU (kpep database '" + db + "')"
-                                    : std::string(marketing_name);
+    if (!marketing_name.empty())
+        c.name = std::string(marketing_name);
+    else if (!api_name.empty() && api_name != db_name)
+        c.name = std::string(api_name);
+    else
+        c.name = "unknown CPU (kpep database '" + db + "')";
     c.pmu = "unknown PMU (kpep database '" + db + "', not known to libkpc)";
     return c;
 }

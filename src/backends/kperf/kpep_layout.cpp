@@ -109,14 +109,16 @@ DbView read_database(const kp_kperf_api_t &api, kp_kpep_db_t *db) {
                                  db->event_count == count;
     }
 
-    const char *name = nullptr;
+    // kpep_db_name() is reported to return the marketing name ("Apple A14/M1") on real
+    // Macs, while the struct's name field keeps the short name ("a14") the chip tables use.
+    // Both are kept; the field is read only once the layout agreed with the API.
     if (api.kpep_db_name) {
+        const char *name = nullptr;
         if (int rc = api.kpep_db_name(db, &name)) throw_kpep("kpep_db_name", rc);
-    } else {
-        name = db->name;  // offset 0 in every known layout
+        view.api_name = name ? name : "";
     }
-    view.name = name ? name : "";
     if (view.db_fields_trusted) {
+        if (db->name) view.name = db->name;
         if (db->marketing_name) view.marketing_name = db->marketing_name;
         view.architecture = db->architecture;
     }

@@ -24,7 +24,8 @@ struct EventFields {
 struct DbView {
     size_t event_stride = 0;        // 56 or 48
     bool db_fields_trusted = false;  // kpep_db's event_arr/event_count agreed with the API
-    std::string name;                // kpep_db_name (or the name field)
+    std::string name;                // the struct's name field ("a14"), "" unless db_fields_trusted
+    std::string api_name;            // what kpep_db_name() returned: the short or the marketing name
     std::string marketing_name;      // "" unless db_fields_trusted
     uint32_t architecture = UINT32_MAX;  // KP_KPEP_ARCH_*, UINT32_MAX unless trusted
     std::vector<EventFields> events;

@@ -1,5 +1,6 @@
 #include "backends/kperf/kperf_backend.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -33,6 +34,13 @@ std::string label_of(const Event &e) {
     return e.generic ? e.name + " (" + e.native_name + ")" : e.name;
 }
 
+// kpc_get_counter_count(CONFIGURABLE), a public sysctl; 0 when the kernel refuses it.
+uint32_t configurable_counter_count(const kp_kperf_api_t &api) {
+    errno = 0;
+    uint32_t n = api.kpc_get_counter_count(KP_KPC_CLASS_CONFIGURABLE_MASK);
+    return errno ? 0 : n;
+}
+
 const char *const kSoftwareReason =
     "software events are counted by the operating system, and the kperf backend reads only "
     "the CPU's PMU; on macOS time the thread with clock_gettime(CLOCK_THREAD_CPUTIME_ID), on "
@@ -55,7 +63,7 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
 
     view_ = read_database(api, db);
     for (size_t i = 0; i < view_.events.size(); ++i) by_ptr_.emplace(view_.events[i].ptr, i);
-    chip_ = identify_chip(view_.name, view_.marketing_name, view_.architecture);
+    chip_ = identify_chip(view_.name, view_.api_name, view_.marketing_name, view_.architecture);
     cpu_ = CpuInfo{chip_.db_name, chip_.name, chip_.pmu};
 
     size_t fixed = 0, config = 0;
@@ -71,10 +79,29 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
     fixed_bits_ = fixed ? ((1u << fixed) - 1u) : 0u;
     config_bits_ = config ? (((1u << config) - 1u) << fixed) : 0u;
 
+    kernel_config_before_ = configurable_counter_count(api);
     // Last, so that nothing after it can fail: from here the destructor restores it.
     std::lock_guard<std::mutex> lock(access_mu_);
     access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
     forced_ = access_status_ == KP_OK;
+    if (forced_) note_forced_count();
+}
+
+void KperfBackend::note_forced_count() const {
+    kernel_config_after_ = configurable_counter_count(frameworks_.api());
+}
+
+kp_kperf_info_t KperfBackend::info() const {
+    kp_kperf_info_t out{};
+    out.db_name = view_.name.c_str();
+    out.db_api_name = view_.api_name.c_str();
+    out.marketing_name = view_.marketing_name.c_str();
+    out.event_stride = view_.event_stride;
+    out.chip_known = chip_.generation != Generation::unknown;
+    out.configurable_before_force = kernel_config_before_;
+    std::lock_guard<std::mutex> lock(access_mu_);
+    out.configurable_after_force = kernel_config_after_;
+    return out;
 }
 
 KperfBackend::~KperfBackend() {
@@ -96,6 +123,7 @@ void KperfBackend::check_access() const {
     int status = kernel_->acquire_force(frameworks_.api(), &message, &os_code);
     if (status == KP_OK) {
         forced_ = true;
+        note_forced_count();
         return;
     }
     access_status_ = status;
@@ -152,6 +180,8 @@ Event KperfBackend::native_event(const EventFields &f) const {
     const bool fixed = is_fixed(f);
     e.kind = fixed ? KP_EVENT_FIXED : KP_EVENT_CONFIGURABLE;
     e.fixed_counter = fixed ? lowest_bit(e.counters_mask) : -1;
+    // Fixed counters always count every mode; configurable ones are programmed user-only.
+    e.counts_kernel = fixed;
     e.selector = f.number;
     e.native = f.ptr;
     if (e.counters_mask == 0) {

@@ -39,6 +39,8 @@ public:
     void release() override;
 
     const kp_kperf_api_t &api() const { return frameworks_.api(); }
+    // kp_sampler_kperf_info: what the frameworks and the kernel reported at creation.
+    kp_kperf_info_t info() const;
 
 private:
     struct DbDeleter {
@@ -59,11 +61,16 @@ private:
     CpuInfo cpu_;
     uint32_t fixed_count_ = 0, config_count_ = 0;
     uint32_t fixed_bits_ = 0, config_bits_ = 0;
+    // kpc_get_counter_count(CONFIGURABLE) before and after forcing all counters (M4 reports
+    // 5, then 8); 0 when it could not be read. Reported by info(), for bug reports.
+    uint32_t kernel_config_before_ = 0;
+    mutable uint32_t kernel_config_after_ = 0;
     std::unordered_map<const kp_kpep_event_t *, size_t> by_ptr_;  // event -> view_.events index
 
     std::mutex kpep_mu_;  // kperfdata makes no thread-safety promise: one caller at a time
     mutable std::mutex access_mu_;
     mutable bool forced_ = false;  // this sampler holds a force_all_ctrs reference
+    void note_forced_count() const;  // caller holds access_mu_
     mutable int access_status_ = KP_OK;
     mutable int access_os_code_ = 0;
     mutable std::string access_message_;

@@ -22,3 +22,13 @@ extern "C" int kp_sampler_kperf_api(const kp_kperf_api_t **out, const kp_sampler
         return KP_OK;
     });
 }
+
+extern "C" int kp_sampler_kperf_info(kp_kperf_info_t *out, const kp_sampler_t *s) {
+    return kpc::guarded([&] {
+        if (!out) kpc::fail(KP_EINVAL, "kp_sampler_kperf_info: out is NULL");
+        const kp_kperf_api_t *api = nullptr;
+        if (int rc = kp_sampler_kperf_api(&api, s)) return rc;
+        *out = static_cast<const kpc::kperf::KperfBackend &>(s->session->backend()).info();
+        return static_cast<int>(KP_OK);
+    });
+}

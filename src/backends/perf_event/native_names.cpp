@@ -77,6 +77,7 @@ bool resolve_pfm(std::string_view name, Event &out) {
     if (pfm_get_event_info(arg.idx, PFM_OS_PERF_EVENT, &info) == PFM_SUCCESS && info.desc)
         out.description = info.desc;
     out.kind = attr.type == PERF_TYPE_SOFTWARE ? KP_EVENT_SOFTWARE : KP_EVENT_CONFIGURABLE;
+    out.counts_kernel = out.kind == KP_EVENT_SOFTWARE;  // hardware events exclude the kernel
     out.perf_type = attr.type;
     out.perf_config = attr.config;
     out.perf_config1 = attr.config1;

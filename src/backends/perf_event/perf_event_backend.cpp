@@ -119,6 +119,7 @@ public:
             e.description = all[i].description;
             e.generic = true;
             e.kind = all[i].software ? KP_EVENT_SOFTWARE : KP_EVENT_CONFIGURABLE;
+            e.counts_kernel = all[i].software;  // hardware events are opened with exclude_kernel
             e.perf_type = enc.type;
             e.perf_config = enc.config;
             e.selector = enc.config;
