@@ -1,17 +1,24 @@
-// Options -> environment -> platform defaults, in the library and the CLI alike.
-#include <cstdlib>
+// Options -> environment -> platform defaults, in the library and the CLI alike. The
+// environment is read through code_selecting_env(): a privileged process ignores it.
 #include <cstring>
 #include <string>
 
 #include "core/backend.hpp"
+#include "core/environment.hpp"
 #include "core/error.hpp"
 
 namespace kpc {
 namespace {
 
-const char *env(const char *name) {
-    const char *v = std::getenv(name);
-    return (v && *v) ? v : nullptr;
+// A framework path from the environment, or nullptr. Only absolute paths: a relative one
+// would make dlopen search the library path for a file of that name.
+const char *framework_path_env(const char *name) {
+    const char *p = code_selecting_env(name);
+    if (p && p[0] != '/')
+        fail(KP_EINVAL, std::string(name) + "='" + p +
+                            "' is a relative path, which dlopen would look up in the library "
+                            "search path; set it to the framework's absolute path");
+    return p;
 }
 
 kp_backend_t platform_backend() {
@@ -45,7 +52,7 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts) {
         if (opts->kperfdata_path) c.kperfdata_path = opts->kperfdata_path;
     }
     if (c.backend == KP_BACKEND_AUTO) {
-        if (const char *b = env("KPC_BACKEND")) {
+        if (const char *b = code_selecting_env("KPC_BACKEND")) {
             if (!std::strcmp(b, "kperf")) c.backend = KP_BACKEND_KPERF;
             else if (!std::strcmp(b, "perf_event")) c.backend = KP_BACKEND_PERF_EVENT;
             else if (std::strcmp(b, "auto") != 0)
@@ -55,24 +62,29 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts) {
     }
     if (c.backend == KP_BACKEND_AUTO) c.backend = platform_backend();
     if (c.kperf_path.empty()) {
-        const char *p = env("KPC_KPERF_PATH");
+        const char *p = framework_path_env("KPC_KPERF_PATH");
         c.kperf_path = p ? p : "/System/Library/PrivateFrameworks/kperf.framework/kperf";
     }
     if (c.kperfdata_path.empty()) {
-        const char *p = env("KPC_KPERFDATA_PATH");
+        const char *p = framework_path_env("KPC_KPERFDATA_PATH");
         c.kperfdata_path = p ? p : "/System/Library/PrivateFrameworks/kperfdata.framework/kperfdata";
     }
     return c;
 }
 
 std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
-    switch (config.backend) {
-    case KP_BACKEND_PERF_EVENT:
-        return make_perf_event_backend();
-    case KP_BACKEND_KPERF:
-        return make_kperf_backend(config.kperf_path, config.kperfdata_path);
-    default:
-        fail(KP_EINVAL, "no backend selected");
+    try {
+        switch (config.backend) {
+        case KP_BACKEND_PERF_EVENT:
+            return make_perf_event_backend();
+        case KP_BACKEND_KPERF:
+            return make_kperf_backend(config.kperf_path, config.kperfdata_path);
+        default:
+            fail(KP_EINVAL, "no backend selected");
+        }
+    } catch (const Error &e) {
+        // A default framework that fails to load may be why the user had set the ignored path.
+        throw with_environment_note(e);
     }
 }
 
