@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -89,7 +90,10 @@ constexpr uint32_t CFG = KPC_CLASS_CONFIGURABLE_MASK;
 
 void clear_env() {
     for (const char *v : {"KPSIM_ROOT", "KPSIM_PMU_BUSY", "KPSIM_FORCE_HELD", "KPSIM_DENY",
-                          "KPSIM_FAIL", "KPSIM_DB", "KPSIM_STRICT_FIRST_READ", "KPSIM_DATA_FAIL"}) {
+                          "KPSIM_FAIL", "KPSIM_DB", "KPSIM_STRICT_FIRST_READ", "KPSIM_DATA_FAIL",
+                          "KPSIM_LAZY_BUFFER", "KPSIM_ALLOW_LIST", "KPSIM_APPLY_CONFIG",
+                          "KPSIM_READ_KERNEL_INSTRUCTIONS", "KPSIM_ZERO", "KPSIM_DB_NAME_API",
+                          "KPSIM_KPC_MAP"}) {
         unsetenv(v);
     }
 }
@@ -256,8 +260,10 @@ TEST_F(Sim, DbAndEventLayoutAreApples) {
     ASSERT_NE(d, nullptr);
     const char *name = nullptr;
     ASSERT_EQ(kpep_db_name(d, &name), 0);
-    EXPECT_STREQ(name, "a14");
-    EXPECT_EQ(field<const char *>(d, 0), name);
+    // kpep_db_name returns the marketing name; the name field keeps the short one.
+    EXPECT_STREQ(name, "Apple A14/M1");
+    EXPECT_STREQ(field<const char *>(d, 0), "a14");
+    EXPECT_EQ(field<const char *>(d, 16), name);
     EXPECT_STREQ(field<const char *>(d, 8), "cpu_100000c_2_1b588bb3");
     EXPECT_STREQ(field<const char *>(d, 16), "Apple A14/M1");
     EXPECT_EQ(field<size_t>(d, 88), 60u);      // event_count
@@ -359,7 +365,8 @@ TEST_F(Sim, DatabasesMatchCsv) {
         ASSERT_NE(d, nullptr);
         const char *name = nullptr;
         ASSERT_EQ(kpep_db_name(d, &name), 0);
-        EXPECT_EQ(std::string(name), kv.first);
+        EXPECT_EQ(std::string(name), std::string(field<const char *>(d, 16)));
+        EXPECT_EQ(std::string(field<const char *>(d, 0)), kv.first);
         size_t n = 0;
         ASSERT_EQ(kpep_db_events_count(d, &n), 0);
         size_t present = 0;
@@ -746,6 +753,110 @@ TEST_F(Sim, ConfigAppliedOnlyWhenCountingStarts) {
     EXPECT_EQ(kpc_get_counting(), FIX | CFG);
 }
 
+TEST_F(Sim, ApplyImmediatelyVariant) {
+    // macOS 15 and earlier: kpc_get_config reads back the new words at once.
+    setenv("KPSIM_APPLY_CONFIG", "immediate", 1);
+    kpsim_reset();
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    kpc_config_t a[8] = {2, 0, 0, 0, 0, 0, 0, 0};
+    kpc_config_t r[8] = {};
+    ASSERT_EQ(kpc_set_config(CFG, a), 0);
+    EXPECT_EQ(state().applied_config_words, 1u);
+    ASSERT_EQ(kpc_get_config(CFG, r), 0);
+    EXPECT_EQ(r[0] & 0xFFFF, 2u);
+}
+
+TEST_F(Sim, XnuAllowListIsTheDefault) {
+    // xnu-11417's T8132 (M4) list lacks ARM_L1D_CACHE (0x04), ARM_STALL_FRONTEND (0x23) and
+    // ARM_STALL_BACKEND (0x24), which the M4 database has; INST_LDST (0x89b) is on it.
+    ASSERT_EQ(kpsim_set_chip("as4"), 0);
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    for (kpc_config_t sel : {0x04u, 0x23u, 0x24u}) {
+        kpc_config_t w[8] = {sel, 0, 0, 0, 0, 0, 0, 0};
+        EXPECT_EQ(kpc_set_config(CFG, w), -1) << sel;
+        EXPECT_EQ(errno, EPERM);
+    }
+    kpc_config_t ldst[8] = {0x89b, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_EQ(kpc_set_config(CFG, ldst), 0);
+    // The lenient variant allows every selector of the database.
+    setenv("KPSIM_ALLOW_LIST", "db", 1);
+    setenv("KPSIM_DB", "as4", 1);
+    kpsim_reset();
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    kpc_config_t l1d[8] = {0x04, 0, 0, 0, 0, 0, 0, 0};
+    EXPECT_EQ(kpc_set_config(CFG, l1d), 0);
+}
+
+TEST_F(Sim, ZeroedSelectorsReadZero) {
+    setenv("KPSIM_ZERO", "140", 1);  // INST_ALL on M1 reads 0, as without an entitlement
+    kpsim_reset();
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    kpc_config_t w[8] = {2, 140, 0, 0, 0, 0, 0, 0};
+    ASSERT_EQ(kpc_set_config(CFG, w), 0);
+    ASSERT_EQ(kpc_set_counting(FIX | CFG), 0);
+    ASSERT_EQ(kpc_set_thread_counting(FIX | CFG), 0);
+    uint64_t a[10], b[10];
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, a), 0);
+    burn_cpu_ns(5 * 1000 * 1000);
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, b), 0);
+    EXPECT_GT(b[2], a[2]);  // CORE_ACTIVE_CYCLE counts
+    EXPECT_EQ(b[3], 0u);    // INST_ALL silently reads 0
+}
+
+TEST_F(Sim, EachReadAddsKernelInstructions) {
+    // FIXED_INSTRUCTIONS counts the kernel's work in each kpc_get_thread_counters call;
+    // INST_ALL (user mode only) does not.
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    kpc_config_t w[8] = {140, 0, 0, 0, 0, 0, 0, 0};
+    ASSERT_EQ(kpc_set_config(CFG, w), 0);
+    ASSERT_EQ(kpc_set_counting(FIX | CFG), 0);
+    ASSERT_EQ(kpc_set_thread_counting(FIX | CFG), 0);
+    uint64_t a[10], b[10];
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, a), 0);
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, b), 0);
+    EXPECT_GE(b[1] - a[1], 17700u);
+    EXPECT_LT(b[2] - a[2], 17700u);
+    setenv("KPSIM_READ_KERNEL_INSTRUCTIONS", "0", 1);
+    kpsim_reset();
+    ASSERT_EQ(kpc_set_counting(FIX), 0);
+    ASSERT_EQ(kpc_set_thread_counting(FIX), 0);
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, a), 0);
+    ASSERT_EQ(kpc_get_thread_counters(0, 10, b), 0);
+    EXPECT_LT(b[1] - a[1], 17700u);
+}
+
+TEST_F(Sim, DbNameAndMapVariants) {
+    setenv("KPSIM_DB_NAME_API", "short", 1);
+    kpsim_data_reset();
+    kpep_db *d = db("as4");
+    ASSERT_NE(d, nullptr);
+    const char *name = nullptr;
+    ASSERT_EQ(kpep_db_name(d, &name), 0);
+    EXPECT_STREQ(name, "as4");
+    // Without a fixed event the map is class-relative by default, absolute in the variant.
+    for (bool absolute : {false, true}) {
+        if (absolute) setenv("KPSIM_KPC_MAP", "absolute", 1);
+        kpsim_data_reset();
+        kpep_config *c = config(d, true);
+        ASSERT_EQ(add(c, d, "INST_BRANCH"), 0);
+        size_t map[1] = {99};
+        ASSERT_EQ(kpep_config_kpc_map(c, map, sizeof map), 0);
+        EXPECT_EQ(map[0], absolute ? 2u : 0u);
+    }
+}
+
+TEST_F(Sim, UnknownFutureChip) {
+    kpep_db *d = db("as6");
+    ASSERT_NE(d, nullptr);
+    const char *name = nullptr;
+    ASSERT_EQ(kpep_db_name(d, &name), 0);
+    EXPECT_STREQ(name, "Apple M6");
+    EXPECT_STREQ(field<const char *>(d, 0), "as6");
+    for (const char *e : {"FIXED_CYCLES", "FIXED_INSTRUCTIONS", "INST_BRANCH",
+                          "BRANCH_MISPRED_NONSPEC", "L1D_CACHE_MISS_LD_NONSPEC"})
+        EXPECT_NE(event(d, e), nullptr) << e;
+}
+
 // ================= kernel: per-thread counters =================
 
 TEST_F(Sim, EnablingThreadReadsAtOnceOthersFailFirst) {
@@ -760,18 +871,64 @@ TEST_F(Sim, EnablingThreadReadsAtOnceOthersFailFirst) {
     EXPECT_EQ(state().thread_buffers, 1u);
     EXPECT_EQ(kpc_get_thread_counters(0, 32, buf), 0);  // AST gave us a buffer
 
-    int first = 0, first_errno = 0, second = 0;
+    // Strict (default): another thread fails, and so does an immediate retry (a failed read
+    // allocates nothing); its buffer comes with its next context switch, or when it enables
+    // thread counting itself.
+    int first = 0, first_errno = 0, retry = 0, retry_errno = 0, after_switch = 0;
+    int claimed_first = 0, claimed = 0;
     std::thread t([&] {
         uint64_t b[32];
         first = kpc_get_thread_counters(0, 32, b);
         first_errno = errno;
-        second = kpc_get_thread_counters(0, 32, b);
+        retry = kpc_get_thread_counters(0, 32, b);
+        retry_errno = errno;
+        usleep(2000);  // sleeping is a context switch
+        after_switch = kpc_get_thread_counters(0, 32, b);
     });
     t.join();
     EXPECT_EQ(first, -1);
     EXPECT_EQ(first_errno, EINVAL);
+    EXPECT_EQ(retry, -1);
+    EXPECT_EQ(retry_errno, EINVAL);
+    EXPECT_EQ(after_switch, 0);
+    std::thread t2([&] {
+        uint64_t b[32];
+        claimed_first = kpc_get_thread_counters(0, 32, b);
+        ASSERT_EQ(kpc_set_thread_counting(FIX), 0);  // the thread enables it itself
+        claimed = kpc_get_thread_counters(0, 32, b);
+    });
+    t2.join();
+    EXPECT_EQ(claimed_first, -1);
+    EXPECT_EQ(claimed, 0);
+    EXPECT_EQ(state().thread_buffers, 1u);  // the workers' buffers went with the threads
+}
+
+TEST_F(Sim, LazyBufferVariants) {
+    // first-read: the failing read allocates, so exactly one read fails.
+    setenv("KPSIM_LAZY_BUFFER", "first-read", 1);
+    kpsim_reset();
+    ASSERT_EQ(kpc_set_counting(FIX), 0);
+    ASSERT_EQ(kpc_set_thread_counting(FIX), 0);
+    int first = 0, second = 0;
+    std::thread t([&] {
+        uint64_t b[2];
+        first = kpc_get_thread_counters(0, 2, b);
+        second = kpc_get_thread_counters(0, 2, b);
+    });
+    t.join();
+    EXPECT_EQ(first, -1);
     EXPECT_EQ(second, 0);
-    EXPECT_EQ(state().thread_buffers, 1u);  // the worker's buffer went with the thread
+    // eager: every thread can read as soon as thread counting is on.
+    setenv("KPSIM_LAZY_BUFFER", "eager", 1);
+    kpsim_reset();
+    ASSERT_EQ(kpc_set_counting(FIX), 0);
+    ASSERT_EQ(kpc_set_thread_counting(FIX), 0);
+    std::thread t2([&] {
+        uint64_t b[2];
+        first = kpc_get_thread_counters(0, 2, b);
+    });
+    t2.join();
+    EXPECT_EQ(first, 0);
 }
 
 TEST_F(Sim, StrictFirstReadMode) {
@@ -781,6 +938,8 @@ TEST_F(Sim, StrictFirstReadMode) {
     uint64_t buf[2];
     EXPECT_EQ(kpc_get_thread_counters(0, 2, buf), -1);
     EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(kpc_get_thread_counters(0, 2, buf), -1);  // strict: the retry fails too
+    usleep(2000);
     EXPECT_EQ(kpc_get_thread_counters(0, 2, buf), 0);
 }
 
@@ -851,6 +1010,7 @@ TEST_F(Sim, ThreadsAreIsolatedAndGrowWithWork) {
         uint64_t a[2], b[2];
         if (kpc_get_thread_counters(0, 2, a) != 0) {  // lazy buffer
             ASSERT_EQ(errno, EINVAL);
+            ASSERT_EQ(kpc_set_thread_counting(FIX), 0);  // claim one, as libkpc does
             ASSERT_EQ(kpc_get_thread_counters(0, 2, a), 0);
         }
         burn_cpu_ns(work_ns);
@@ -883,6 +1043,8 @@ TEST_F(Sim, ConcurrentReadsAreMonotonic) {
             for (int i = 0; i < 2000; ++i) {
                 if (kpc_get_thread_counters(0, 10, cur) != 0) {
                     if (errno != EINVAL || ++einval > 1) failures++;
+                    // Claim a buffer as libkpc does: enable thread counting from this thread.
+                    if (kpc_set_thread_counting(FIX | CFG) != 0) failures++;
                     continue;
                 }
                 for (int j = 0; j < 10; ++j) {

@@ -16,25 +16,29 @@ struct ChipDef {
     uint32_t family;         // hw.cpufamily of the chip whose plist this is
     uint32_t alt_family[2];  // other cpufamily values that map to the same plist (0 = none)
     const char *marketing;
+    const char *board;  // XNU board config whose secure-CPC allow-list the kernel uses
 };
 
 // apple-kperf.md §3. Marketing names: "Apple A14/M1", "Apple A15", "Apple A16" and
 // "Apple silicon" are the values darwin-kperf's codegen saw in the a14, a15, a16, as4 and
 // as5 plists. The marketing names of the as1/as2/as3 and the -1/-2 plists are not public;
 // the simulator uses "Apple silicon" for them (unknown; documented in README.md).
+// Boards (XNU ARM64_BOARD_CONFIG_*): A16 (T8120) has no published list and uses M3's, the
+// as3 plist's M3 Pro/Max use T6031 (T6030's list is the same), and M5 and A18/A19, whose
+// lists postdate xnu-11417, use M4's T8132 list, the strictest plausible reading.
 const ChipDef kChips[] = {
-    {"a14", kGenM1, 0x1b588bb3u, {0, 0}, "Apple A14/M1"},
-    {"a15", kGenM2, 0xda33d83du, {0, 0}, "Apple A15"},
-    {"a16", kGenM3, 0x8765edeau, {0, 0}, "Apple A16"},
-    {"as1", kGenM3, 0xfa33415eu, {0, 0}, "Apple silicon"},
-    {"as2", kGenM3, 0x2876f5b5u, {0, 0}, "Apple silicon"},
-    {"as3", kGenM3, 0x5f4dea93u, {0x72015832u, 0}, "Apple silicon"},
-    {"as4", kGenM45, 0x6f5129acu, {0, 0}, "Apple silicon"},
-    {"as4-1", kGenM45, 0x17d5b93au, {0, 0}, "Apple silicon"},
-    {"as4-2", kGenM45, 0x204526d0u, {0x75d4acb9u, 0}, "Apple silicon"},
-    {"as5", kGenM45, 0x1d5a87e8u, {0, 0}, "Apple silicon"},
-    {"as5-1", kGenM45, 0xda9d04c3u, {0xf76c5b1au, 0}, "Apple silicon"},
-    {"as5-2", kGenM45, 0x01d7a72bu, {0xab345f09u, 0}, "Apple silicon"},
+    {"a14", kGenM1, 0x1b588bb3u, {0, 0}, "Apple A14/M1", "T8103"},
+    {"a15", kGenM2, 0xda33d83du, {0, 0}, "Apple A15", "T8112"},
+    {"a16", kGenM3, 0x8765edeau, {0, 0}, "Apple A16", "T8122_T8130"},
+    {"as1", kGenM3, 0xfa33415eu, {0, 0}, "Apple silicon", "T8122_T8130"},
+    {"as2", kGenM3, 0x2876f5b5u, {0, 0}, "Apple silicon", "T8122_T8130"},
+    {"as3", kGenM3, 0x5f4dea93u, {0x72015832u, 0}, "Apple silicon", "T6031"},
+    {"as4", kGenM45, 0x6f5129acu, {0, 0}, "Apple silicon", "T8132"},
+    {"as4-1", kGenM45, 0x17d5b93au, {0, 0}, "Apple silicon", "T6041"},
+    {"as4-2", kGenM45, 0x204526d0u, {0x75d4acb9u, 0}, "Apple silicon", "T8132"},
+    {"as5", kGenM45, 0x1d5a87e8u, {0, 0}, "Apple silicon", "T8132"},
+    {"as5-1", kGenM45, 0xda9d04c3u, {0xf76c5b1au, 0}, "Apple silicon", "T8132"},
+    {"as5-2", kGenM45, 0x01d7a72bu, {0xab345f09u, 0}, "Apple silicon", "T8132"},
 };
 
 constexpr const char *kLegacyName = "a14-legacy48";
@@ -69,6 +73,7 @@ Machine from_chip(const ChipDef &c, bool legacy) {
     m.gen = c.gen;
     m.cpufamily = c.family;
     m.marketing = c.marketing;
+    m.board = c.board;
     m.legacy48 = legacy;
     return m;
 }
@@ -112,6 +117,8 @@ std::vector<EventDef> build_unknown_events() {
                    -1});
     out.push_back({"BRANCH_MISPRED_NONSPEC", "Retired branch instructions that mispredicted",
                    nullptr, nullptr, 0xFC, 0x1004, -1});
+    out.push_back({"L1D_CACHE_MISS_LD_NONSPEC", "Retired loads that missed in the L1 data cache",
+                   nullptr, nullptr, 0, 0x1006, -1});
     out.push_back({"ZZ_FUTURE_UNIT_STALL", "Cycles while a future unit was stalled", nullptr,
                    nullptr, 0, 0x1005, -1});
     return out;
@@ -197,7 +204,10 @@ bool resolve_name(const char *name, bool allow_none, Machine *out) {
         m.db_name = intern(name);
         m.gen = kGenUnknown;
         m.cpufamily = fnv1a(name) | 1u;
-        m.marketing = "Apple silicon";
+        // "as6" is an M6 by Apple's naming; other unknown names keep the generic text.
+        m.marketing = (name[0] == 'a' && name[1] == 's' && name[2] >= '0' && name[2] <= '9')
+                          ? intern(std::string("Apple M") + (name + 2))
+                          : "Apple silicon";
         *out = m;
         return true;
     }

@@ -63,6 +63,7 @@ struct Machine {
     Gen gen = kGenNone;
     uint32_t cpufamily = 0;
     const char *marketing = nullptr;
+    const char *board = nullptr;     // XNU board of its secure-CPC allow-list; NULL = none known
     bool legacy48 = false;           // 48-byte kpep_event / 144-byte kpep_db
 };
 

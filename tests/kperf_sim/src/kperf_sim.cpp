@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 
 #include "apple_abi.h"
 #include "chips.h"
+#include "xnu_allow_lists.h"
 
 #define KPSIM_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -77,6 +79,7 @@ struct ThreadRec {
     clockid_t clk{};           // this thread's CPU-time clock
     uint64_t gen = 0;          // kernel generation the buffer belongs to (kpsim_reset bumps it)
     bool has_buf = false;
+    long csw_seen = -1;        // strict lazy buffer: context switches at its first failed read
     uint64_t last_ns = 0;      // thread CPU time when last settled
     uint64_t acc[kCounterCount] = {};  // milli-events per absolute counter
 };
@@ -105,6 +108,12 @@ public:
     bool pmu_busy = false;
     bool force_elsewhere = false;
     bool strict_first_read = false;
+    // Variants (README "Variants"); each default is the strictest reading.
+    enum class Lazy { strict, first_read, eager } lazy = Lazy::strict;  // KPSIM_LAZY_BUFFER
+    bool xnu_allow_list = true;      // KPSIM_ALLOW_LIST=db: every selector of the database
+    bool apply_immediately = false;  // KPSIM_APPLY_CONFIG=immediate: macOS 15 and earlier
+    uint64_t read_kernel_instructions = 17700;  // KPSIM_READ_KERNEL_INSTRUCTIONS, per read
+    std::bitset<65536> zeroed;       // KPSIM_ZERO: selectors that silently read 0
     const char *machine_name = "a14";  // interned; a name resolve_name() accepts
     Machine machine;
     std::bitset<65536> allowed;
@@ -197,14 +206,16 @@ public:
     uint64_t rate(uint32_t counter) const {
         if (counter == 0) return kCyclesMilliPerNs;
         if (counter == 1) return kInstructionsMilliPerNs;
-        return rate_milli_for_selector(machine.gen,
-                                       static_cast<uint16_t>(applied[counter - kFixedCount]));
+        uint16_t selector = static_cast<uint16_t>(applied[counter - kFixedCount]);
+        if (zeroed.test(selector)) return 0;
+        return rate_milli_for_selector(machine.gen, selector);
     }
 
     void settle_thread(ThreadRec *t, uint64_t now) {
         if (t->gen != gen) {
             t->gen = gen;
             t->has_buf = false;
+            t->csw_seen = -1;
             std::fill(std::begin(t->acc), std::end(t->acc), 0);
         }
         if (!t->has_buf) return;
@@ -247,12 +258,44 @@ public:
         return n;
     }
 
+    // Secure CPC (cpc_arm64_events.c): a release kernel allows only its board's list. The
+    // lenient variant allows every selector of the chip's database (macOS 26 presumably).
     void set_default_allow_list() {
         allowed.reset();
         allowed.set(0);
+        if (xnu_allow_list && machine.board != nullptr) {
+            for (size_t i = 0; i < kXnuAllowListCount; ++i) {
+                const XnuAllowList &l = kXnuAllowLists[i];
+                if (std::strcmp(l.board, machine.board) != 0) continue;
+                for (size_t j = 0; j < l.count; ++j) allowed.set(l.selectors[j]);
+                return;
+            }
+        }
         for (const EventDef &e : events_for(machine.gen)) {
             if (e.fixed < 0) allowed.set(e.number);
         }
+    }
+
+    // Whether a thread without a counter buffer gets one at this read (kpc_thread.c).
+    // Strict: a failed read allocates nothing; the buffer comes with the thread's next
+    // context switch, seen here as its context-switch count moving since a failed read.
+    bool buffer_arrives_at_read(ThreadRec *t, uint64_t now) {
+        switch (lazy) {
+        case Lazy::eager: return true;
+        case Lazy::first_read:
+            give_buffer(t, now);  // allocated by the failing read: exactly one read fails
+            return false;
+        case Lazy::strict: break;
+        }
+        long csw = own_context_switches();
+        if (t->csw_seen >= 0 && csw > t->csw_seen) return true;
+        t->csw_seen = csw;
+        return false;
+    }
+    static long own_context_switches() {
+        struct rusage ru;
+        if (getrusage(RUSAGE_THREAD, &ru) != 0) return 0;
+        return ru.ru_nvcsw + ru.ru_nivcsw;
     }
 
     bool set_machine(const char *name) {
@@ -271,23 +314,25 @@ public:
         pmu_busy = env_flag("KPSIM_PMU_BUSY", false);
         force_elsewhere = env_flag("KPSIM_FORCE_HELD", false);
         strict_first_read = env_flag("KPSIM_STRICT_FIRST_READ", false);
+        std::string lazy_name = env_string("KPSIM_LAZY_BUFFER", "strict");
+        lazy = lazy_name == "eager" ? Lazy::eager
+             : lazy_name == "first-read" ? Lazy::first_read : Lazy::strict;
+        xnu_allow_list = env_string("KPSIM_ALLOW_LIST", "xnu") != "db";
+        apply_immediately = env_string("KPSIM_APPLY_CONFIG", "at-start") == "immediate";
+        long long kernel_instr = 17700;
+        if (!parse_int(env_string("KPSIM_READ_KERNEL_INSTRUCTIONS", "17700"), &kernel_instr) ||
+            kernel_instr < 0)
+            kernel_instr = 17700;
+        read_kernel_instructions = static_cast<uint64_t>(kernel_instr);
+        zeroed.reset();
+        for_each_selector(env_string("KPSIM_ZERO", ""), [&](size_t sel) { zeroed.set(sel); });
         std::string db = env_string("KPSIM_DB", "a14");
         if (!set_machine(db.c_str())) {
             std::fprintf(stderr, "kperf_sim: KPSIM_DB=%s is not a known database; using a14\n",
                          db.c_str());
             set_machine("a14");
         }
-        std::string deny = env_string("KPSIM_DENY", "");
-        size_t start = 0;
-        while (start < deny.size()) {
-            size_t comma = deny.find(',', start);
-            std::string item = deny.substr(start, comma == std::string::npos ? std::string::npos
-                                                                              : comma - start);
-            long long v = 0;
-            if (parse_int(item, &v) && v > 0 && v <= 0xFFFF) allowed.reset(static_cast<size_t>(v));
-            if (comma == std::string::npos) break;
-            start = comma + 1;
-        }
+        for_each_selector(env_string("KPSIM_DENY", ""), [&](size_t sel) { allowed.reset(sel); });
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         ncpu = static_cast<uint32_t>(std::min<long>(std::max<long>(n, 1), 256));
 
@@ -323,6 +368,21 @@ public:
     }
     // kperf_sysctl(): ktrace_configure()/ktrace_read_check(); no CPMU check.
     int kperf_access() const { return root ? 0 : EPERM; }
+
+    // Calls f(selector) for each item of "sel,sel" (decimal or 0x...), skipping bad ones.
+    template <typename F>
+    static void for_each_selector(const std::string &list, F f) {
+        size_t start = 0;
+        while (start < list.size()) {
+            size_t comma = list.find(',', start);
+            std::string item = list.substr(start, comma == std::string::npos ? std::string::npos
+                                                                              : comma - start);
+            long long v = 0;
+            if (parse_int(item, &v) && v > 0 && v <= 0xFFFF) f(static_cast<size_t>(v));
+            if (comma == std::string::npos) break;
+            start = comma + 1;
+        }
+    }
 
     ThreadRec *self();
     void forget(ThreadRec *t) {
@@ -530,10 +590,13 @@ KPSIM_EXPORT int kpc_set_config(uint32_t classes, kpc_config_t *config) {
     for (uint32_t i = 0; i < words; ++i) {
         if (!k.allowed.test(static_cast<size_t>(config[i] & 0xFFFF))) return fail(EPERM);
     }
+    if (k.apply_immediately) k.settle_all();
     size_t in = 0;
     for (uint32_t r = 0; r < kConfigCount; ++r) {
         if (m >> r & 1) k.stored[r] = config[in++];
     }
+    // macOS 15 and earlier program the counters at once; 26.6 waits for counting to start.
+    if (k.apply_immediately) std::copy(std::begin(k.stored), std::end(k.stored), std::begin(k.applied));
     return 0;
 }
 
@@ -579,10 +642,9 @@ KPSIM_EXPORT int kpc_get_thread_counters(uint32_t tid, uint32_t buf_count, uint6
     uint64_t now = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     k.settle_thread(t, now);
     if (!t->has_buf) {
-        // kpc_get_curthread_counters(): no buffer yet -> EINVAL. XNU allocates it later
-        // through an AST; the simulator allocates it now, so exactly one read fails.
-        if (k.thread_on) k.give_buffer(t, now);
-        return fail(EINVAL);
+        // kpc_get_curthread_counters(): no buffer yet -> EINVAL (kpc_thread.c).
+        if (!k.thread_on || !k.buffer_arrives_at_read(t, now)) return fail(EINVAL);
+        k.give_buffer(t, now);
     }
     uint32_t count = k.thread_classes_count;
     if (buf == nullptr) return fail(EFAULT);
@@ -597,6 +659,9 @@ KPSIM_EXPORT int kpc_get_thread_counters(uint32_t tid, uint32_t buf_count, uint6
         if (m >> r & 1) buf[out++] = t->acc[r + kFixedCount] / 1000;
     }
     while (out < count) buf[out++] = 0;
+    // The read itself runs in the kernel, which the fixed instruction counter counts too
+    // (about 17,700 instructions per call on an M4, published): the next read shows it.
+    if (k.thread_active() & 0x2u) t->acc[1] += k.read_kernel_instructions * 1000;
     return 0;
 }
 #endif

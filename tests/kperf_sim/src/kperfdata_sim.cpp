@@ -59,6 +59,10 @@ public:
     std::mutex mu;
     std::string chosen = "a14";
     FaultList faults;
+    // Variants (README "Variants"): what kpep_db_name() returns, and kpep_config_kpc_map's
+    // convention when no fixed-class event is in the config.
+    bool db_name_short = false;   // KPSIM_DB_NAME_API=short; default: the marketing name
+    bool map_absolute = false;    // KPSIM_KPC_MAP=absolute; default: class-relative
     std::unordered_map<const void *, DbMeta> dbs;
     std::unordered_set<const void *> configs;
 
@@ -67,6 +71,8 @@ public:
     void reset_locked() {
         faults.clear();
         faults.add_spec(env_string("KPSIM_DATA_FAIL", ""), known_symbol, false);
+        db_name_short = env_string("KPSIM_DB_NAME_API", "marketing") == "short";
+        map_absolute = env_string("KPSIM_KPC_MAP", "relative") == "absolute";
         std::string db = env_string("KPSIM_DB", "a14");
         Machine m;
         if (!resolve_name(db.c_str(), true, &m)) {
@@ -356,7 +362,10 @@ KPSIM_EXPORT int kpep_db_name(kpep_db *db, const char **name) {
     DATA_ENTER("kpep_db_name");
     if (db == nullptr || name == nullptr) return KPEP_ERR_INVALID_ARGUMENT;
     (void)d.db_meta(db, "kpep_db_name");
-    *name = prefix(db)->name;
+    // darwin-kperf's disassembly: kpep_db_name returns marketing_name ("Apple A14/M1"),
+    // while the struct's name field keeps the short name ("a14"). Strict default.
+    const kpep_db_legacy144 *p = prefix(db);
+    *name = (d.db_name_short || p->marketing_name == nullptr) ? p->name : p->marketing_name;
     return KPEP_ERR_NONE;
 }
 
@@ -649,8 +658,9 @@ KPSIM_EXPORT int kpep_config_kpc_map(kpep_config *cfg, size_t *buf, size_t buf_s
     d.check_config(cfg, "kpep_config_kpc_map");
     if (buf_size < cfg->event_count * sizeof(size_t)) return KPEP_ERR_BUFFER_TOO_SMALL;
     // Index of each event's counter in the kernel's counter buffer for the config's
-    // classes: absolute when the fixed class is in use, class-relative otherwise.
-    Layout l = kpc_layout(cfg, (cfg->classes & KPC_CLASS_FIXED_MASK) != 0);
+    // classes: absolute when the fixed class is in use; without it, class-relative by
+    // default or absolute (KPSIM_KPC_MAP=absolute): nobody has checked which on hardware.
+    Layout l = kpc_layout(cfg, (cfg->classes & KPC_CLASS_FIXED_MASK) != 0 || d.map_absolute);
     for (size_t i = 0; i < cfg->event_count; ++i) {
         size_t pos = SIZE_MAX;
         for (uint32_t j = 0; j < l.n; ++j) {
