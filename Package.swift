@@ -1,4 +1,6 @@
 // swift-tools-version:5.9
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// (PackageDescription has no licence field; the LICENSE files at the root are the terms.)
 //
 // Swift package of libkpc: product `Kpc` (bindings/swift/Sources/Kpc), a Swift API over the
 // C API, built on target `CKpc`, which compiles libkpc itself from src/ so that a package can

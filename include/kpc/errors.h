@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/errors.h
  * @brief Status codes and the detailed message of the last failure.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/event.h
  * @brief Read-only information about one countable event.

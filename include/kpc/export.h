@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/export.h
  * @brief Symbol visibility and C linkage macros.

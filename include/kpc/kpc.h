@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/kpc.h
  * @brief Umbrella header of libkpc: include this one.

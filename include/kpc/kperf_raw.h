@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/kperf_raw.h
  * @brief Raw layer of the Apple kperf backend: the frameworks' types, constants, struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/thread.h
  * @brief kp_thread_t: a set of events counted on the thread that created it.

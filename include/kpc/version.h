@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/version.h
  * @brief Compile-time and run-time version of libkpc.

@@ -3,11 +3,12 @@
 #
 # Until the first tagged release this formula builds from the main branch only
 # (`brew install --HEAD`); packaging/homebrew/README.md says how to install it from a local
-# tap and what a release adds (url + sha256). tests/homebrew runs this file's install and
-# test blocks on Linux through a stand-in for the Formula DSL.
+# tap and what a release adds (url, sha256, livecheck). tests/homebrew runs this file's
+# install and test blocks on Linux through a stand-in for the Formula DSL.
 class Kpc < Formula
   desc "Per-thread CPU performance counters (Apple Silicon kperf, Linux perf_event)"
   homepage "https://github.com/libkpc/libkpc"
+  license any_of: ["MIT", "Apache-2.0"]
   head "https://github.com/libkpc/libkpc.git", branch: "main"
 
   depends_on "cmake" => :build

@@ -15,6 +15,21 @@ require "pathname"
 module Shim
   class Failure < StandardError; end
 
+  # Homebrew's license DSL ("MIT", any_of: [...], all_of: [...]) as an SPDX expression.
+  def self.spdx(license)
+    case license
+    when String then license
+    when Hash
+      raise Failure, "license #{license.inspect}: one of any_of/all_of expected" unless license.size == 1
+      op, list = license.first
+      joiner = { any_of: " OR ", all_of: " AND " }[op]
+      raise Failure, "license #{op}: not modelled by this shim" unless joiner && list.is_a?(Array)
+      list.map { |l| spdx(l) }.join(joiner)
+    else
+      raise Failure, "license #{license.inspect}: not modelled by this shim"
+    end
+  end
+
   def self.run!(*cmd, chdir:)
     puts "==> #{cmd.join(' ')}"
     out, status = Open3.capture2e(*cmd.map(&:to_s), chdir: chdir.to_s)
@@ -116,6 +131,14 @@ begin
   raise Shim::Failure, "formula has neither url nor head" unless meta[:url] || meta[:head]
   raise Shim::Failure, "a url needs its sha256" if meta[:url] && !meta[:sha256]
   raise Shim::Failure, "formula has no test block" unless meta[:test]
+  # brew audit --new requires a license; it must say what the source tree's LICENSE says.
+  raise Shim::Failure, "formula has no license" unless meta[:license]
+  tree_spdx = File.read(File.join(source_dir, "LICENSE"))[/SPDX-License-Identifier: *(.+)$/, 1]
+  raise Shim::Failure, "#{source_dir}/LICENSE has no SPDX-License-Identifier line" unless tree_spdx
+  unless Shim.spdx(meta[:license]) == tree_spdx.strip
+    raise Shim::Failure, "formula license #{meta[:license].inspect} is '#{Shim.spdx(meta[:license])}'; " \
+                         "LICENSE says '#{tree_spdx.strip}'"
+  end
 
   FileUtils.rm_rf(work_dir)
   stage = File.join(work_dir, "stage")
