@@ -16,6 +16,7 @@ const char *command_name(Command c) {
     case Command::info: return "info";
     case Command::list: return "list";
     case Command::stat: return "stat";
+    case Command::check: return "check";
     default: return "";
     }
 }
@@ -24,6 +25,7 @@ std::optional<Command> command_from(std::string_view word) {
     if (word == "info") return Command::info;
     if (word == "list") return Command::list;
     if (word == "stat") return Command::stat;
+    if (word == "check") return Command::check;
     if (word == "help") return Command::help;
     return std::nullopt;
 }
@@ -174,6 +176,9 @@ Options parse_args(int argc, const char *const *argv) {
         } else if (is_stat && c.take_valued("-o", "--output", value, topic)) {
             if (value.empty()) throw UsageError("-o needs a file name", topic);
             o.output_path = value;
+        } else if (*command == Command::check && w == "--quick") {
+            c.next();
+            o.quick = true;
         } else if (is_stat && w == "--") {
             c.next();
             break;

@@ -9,17 +9,18 @@
 
 namespace kpc_cli {
 
-enum class Command { help, version, info, list, stat };
+enum class Command { help, version, info, list, stat, check };
 
 struct Options {
     Command command = Command::help;
-    std::string help_topic;                // Command::help: "" (kpc), "info", "list" or "stat"
+    std::string help_topic;                // Command::help: "" (kpc), "info", "list", "stat" or "check"
     bool json = false;                     // --json
     std::optional<kp_backend_t> backend;   // --backend; unset = KPC_BACKEND, then the platform's
     std::vector<std::string> events;       // stat -e, split at commas; empty = the defaults
     int repeat = 1;                        // stat -r
     std::string output_path;               // stat -o; empty = stderr
     std::vector<std::string> child_argv;   // stat: the command to run
+    bool quick = false;                    // check --quick
 };
 
 // Parse argv. Throws UsageError (see cli_error.hpp) on anything it does not understand.

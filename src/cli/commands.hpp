@@ -8,5 +8,6 @@ namespace kpc_cli {
 int run_info(const Options &o);
 int run_list(const Options &o);
 int run_stat(const Options &o);
+int run_check(const Options &o);
 
 }  // namespace kpc_cli

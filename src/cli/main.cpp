@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
         case Command::info: return run_info(o);
         case Command::list: return run_list(o);
         case Command::stat: return run_stat(o);
+        case Command::check: return run_check(o);
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "kpc: %s\n\n%s", e.what(), usage_text(e.topic()));

@@ -13,6 +13,9 @@ const char kMain[] =
     "  list [--json]        every event and whether this machine can count it\n"
     "  stat [-e EV,...] [-r N] [-o FILE] [--json] [--] CMD [ARG...]\n"
     "                       run CMD and count it and all of its threads (like perf stat)\n"
+    "  check [--quick] [--json]\n"
+    "                       measure known workloads with every generic event and judge\n"
+    "                       the counts (for bug reports)\n"
     "  help [COMMAND]       show this text, or the options of COMMAND\n"
     "\n"
     "options:\n"
@@ -22,7 +25,7 @@ const char kMain[] =
     "  -V, --version        show the version\n"
     "\n"
     "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH\n"
-    "exit status: 0 ok, 1 error, 2 bad usage; kpc stat: see 'kpc help stat'\n";
+    "exit status: 0 ok, 1 error, 2 bad usage; kpc stat and kpc check: see their help\n";
 
 const char kInfo[] =
     "usage: kpc info [--json] [--backend NAME]\n"
@@ -63,12 +66,32 @@ const char kStat[] =
     "125 if kpc failed, 126 if CMD could not be executed, 127 if CMD was not found,\n"
     "2 for bad usage.\n";
 
+const char kCheck[] =
+    "usage: kpc check [--quick] [--json] [--backend NAME]\n"
+    "\n"
+    "Report the environment (OS, chip, counters, permission; on kperf the database names,\n"
+    "layout and lazy thread buffers), then count known workloads with each generic event\n"
+    "and judge the numbers: an exact instruction and branch count from a loop of known\n"
+    "length, linearity over four loop lengths, mispredictions of random branches, cache\n"
+    "misses against the working-set size, cycles against CPU time (implied GHz), page\n"
+    "faults against pages touched, task-clock against thread CPU time, and \"suspect\n"
+    "zero\" for an event that reads 0 where the workload must move it. Takes a few seconds.\n"
+    "\n"
+    "  --quick              a quarter of the work (for tests)\n"
+    "  --json               print JSON (schema kpc-check/1, see docs/cli.md)\n"
+    "  --backend NAME       auto, kperf or perf_event\n"
+    "\n"
+    "exit status: 0 if every check that could count passed (and at least one did),\n"
+    "3 if a check failed, 4 if nothing could be counted here, 1 if kpc failed,\n"
+    "2 for bad usage.\n";
+
 }  // namespace
 
 const char *usage_text(const std::string &topic) {
     if (topic == "info") return kInfo;
     if (topic == "list") return kList;
     if (topic == "stat") return kStat;
+    if (topic == "check") return kCheck;
     return kMain;
 }
 
