@@ -43,9 +43,11 @@ struct Row {
 // (docs/apple.md has the table); Intel ones from Apple's Intel databases as kpc_demo
 // uses them. Order = preference.
 const Row kRows[] = {
-    {G::cycles, kAppleAll, {"FIXED_CYCLES", "CORE_ACTIVE_CYCLE"}, ""},
+    // "Cycles" and "Instructions" are the fixed events' kpep aliases: a database that
+    // renamed the fixed events still finds them, so these always use the fixed counters.
+    {G::cycles, kAppleAll, {"FIXED_CYCLES", "Cycles", "CORE_ACTIVE_CYCLE"}, ""},
     {G::cycles, kIntel, {"CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.CORE"}, ""},
-    {G::instructions, kAppleAll, {"FIXED_INSTRUCTIONS", "INST_ALL"}, ""},
+    {G::instructions, kAppleAll, {"FIXED_INSTRUCTIONS", "Instructions", "INST_ALL"}, ""},
     {G::instructions, kIntel, {"INST_RETIRED.ANY"}, ""},
     {G::branches, kAppleAll, {"INST_BRANCH"}, ""},
     {G::branches, kIntel, {"BR_INST_RETIRED.ALL_BRANCHES"}, ""},
@@ -82,8 +84,22 @@ const Row kRows[] = {
 GenericMapping generic_candidates(GenericId id, Generation g) {
     GenericMapping m;
     if (g == Generation::unknown) {
-        m.note = "unknown to libkpc, so generic event names cannot be mapped on it; use "
-                 "the native event names of its kpep database (kpc list)";
+        // A chip newer than this table keeps most of its predecessors' event names: try
+        // every Apple candidate, newest generation first, and let the database decide.
+        for (const Row &row : kRows) {
+            if (row.id != id || !(row.generations & kAppleAll)) continue;
+            for (const char *name : row.names) {
+                if (!name) continue;
+                bool seen = false;
+                for (const char *c : m.candidates) seen = seen || std::string(c) == name;
+                if (!seen) m.candidates.push_back(name);
+            }
+        }
+        m.note = m.candidates.empty()
+                     ? "unknown to libkpc, and no Apple chip has a counterpart; use the native "
+                       "event names of its kpep database (kpc list)"
+                     : "unknown to libkpc; this is the first name its kpep database has "
+                       "among those earlier Apple chips use";
         return m;
     }
     const unsigned bit = bit_of(g);

@@ -65,6 +65,7 @@ int KernelState::acquire_force(const kp_kperf_api_t &api, std::string *message, 
     }
     saved_force_ = saved;
     words_programmed_ = 0;
+    last_config_.clear();
     force_refs_ = 1;
     return KP_OK;
 }
@@ -87,6 +88,7 @@ void KernelState::release_force(const kp_kperf_api_t &api) {
         if (api.kpc_set_config(KP_KPC_CLASS_CONFIGURABLE_MASK, zeros) != 0)
             (void)api.kpc_set_config(KP_KPC_CLASS_CONFIGURABLE_MASK, zeros);
         words_programmed_ = 0;
+        last_config_.clear();
     }
     // Giving the counters back matters (the Power Manager and other tools need them), so
     // a transient refusal gets one more try.
@@ -108,6 +110,7 @@ void KernelState::set_config_locked(const kp_kperf_api_t &api, const KpcProgram 
     std::copy(prog.words.begin(), prog.words.end(), words);
     if (api.kpc_set_config(prog.classes, words) == 0) {
         words_programmed_ = std::max(words_programmed_, prog.words.size());
+        last_config_ = prog.words;
         return;
     }
     int err = errno;
@@ -121,13 +124,49 @@ void KernelState::set_config_locked(const kp_kperf_api_t &api, const KpcProgram 
     throw_kpc("kpc_set_config", err);
 }
 
-void KernelState::prepare(const kp_kperf_api_t &api, const KpcProgram &prog) {
+bool KernelState::prepare(const kp_kperf_api_t &api, const KpcProgram &prog) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!holders_.empty()) {
         if (!active_.same_config(prog)) throw_busy_config(active_, prog);
-        return;
+        return true;
     }
-    if (prog.needs_config()) set_config_locked(api, prog);
+    if (!prog.needs_config()) return true;
+    kp_kpc_config_t words[KP_KPC_MAX_COUNTERS] = {};
+    std::copy(prog.words.begin(), prog.words.end(), words);
+    if (api.kpc_set_config(prog.classes, words) == 0) {
+        words_programmed_ = std::max(words_programmed_, prog.words.size());
+        last_config_ = prog.words;
+        return true;
+    }
+    int err = errno;
+    if (err == EPERM) return false;
+    throw_kpc("kpc_set_config", err);
+}
+
+std::vector<bool> KernelState::refused(const kp_kperf_api_t &api,
+                                       const std::vector<KpcProgram> &singles) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!holders_.empty())
+        fail(KP_EBUSY, "kperf: cannot test which event the kernel refuses while counting");
+    // Put back afterwards what libkpc last programmed (zeros if nothing): kpc_get_config
+    // cannot say, since recent kernels report the live words, not the stored ones.
+    kp_kpc_config_t found[KP_KPC_MAX_COUNTERS] = {};
+    std::copy(last_config_.begin(), last_config_.end(), found);
+    std::vector<bool> out(singles.size(), false);
+    int failure = 0;
+    for (size_t i = 0; i < singles.size() && !failure; ++i) {
+        if (!singles[i].needs_config()) continue;
+        kp_kpc_config_t words[KP_KPC_MAX_COUNTERS] = {};
+        std::copy(singles[i].words.begin(), singles[i].words.end(), words);
+        if (api.kpc_set_config(singles[i].classes, words) == 0) continue;
+        if (errno == EPERM)
+            out[i] = true;
+        else
+            failure = errno;
+    }
+    (void)api.kpc_set_config(KP_KPC_CLASS_CONFIGURABLE_MASK, found);
+    if (failure) throw_kpc("kpc_set_config", failure);
+    return out;
 }
 
 void KernelState::start(const kp_kperf_api_t &api, const void *holder, const void *session,

@@ -36,9 +36,14 @@ public:
 
     // Called when a handle is created. Throws KP_EBUSY when something counts with a
     // configuration `prog` cannot share. When nothing counts, programs `prog`'s
-    // configuration right away, so that a selector the kernel refuses (EPERM) is reported
-    // by kp_thread_new as KP_EUNAVAILABLE rather than later by kp_thread_start.
-    void prepare(const kp_kperf_api_t &api, const KpcProgram &prog);
+    // configuration right away, so that a selector the kernel refuses is found by
+    // kp_thread_new rather than later by kp_thread_start: returns false when the kernel
+    // refused it with EPERM (secure allow-list; nothing changed), true otherwise.
+    bool prepare(const kp_kperf_api_t &api, const KpcProgram &prog);
+    // Which of `singles` (one-event programs) the kernel refuses (EPERM), tried with
+    // counting off, which changes nothing that counts; the configuration is put back as
+    // found. Throws KP_EBUSY if something counts, KP_EKERNEL on other kernel errors.
+    std::vector<bool> refused(const kp_kperf_api_t &api, const std::vector<KpcProgram> &singles);
     // Count `prog` for `holder` (a counter object) of session `session`. The first holder
     // programs the kernel: config, then counting, then thread counting. Throws on failure,
     // with the kernel as it was. `released` is the session's flag, checked under the lock
@@ -66,6 +71,7 @@ private:
     int force_refs_ = 0;
     int saved_force_ = 0;
     size_t words_programmed_ = 0;  // configuration words we set since the grant was taken
+    std::vector<kp_kpc_config_t> last_config_;  // the words of our last kpc_set_config
     bool kernel_on_ = false;  // counting may be on because of us (cleared by a successful stop)
     std::unordered_map<const void *, const void *> holders_;  // holder -> session
     KpcProgram active_;

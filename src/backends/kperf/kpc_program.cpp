@@ -31,15 +31,19 @@ std::string hex(uint32_t v) {
 
 KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                          const std::vector<ProgramEvent> &events, uint32_t available,
-                         uint32_t fixed, uint32_t add_flag) {
+                         uint32_t fixed, uint32_t add_flag, kp_kpep_event_t *fixed_anchor) {
     const size_t n = events.size();
+    bool uses_fixed = false;
+    for (const ProgramEvent &e : events) uses_fixed = uses_fixed || (e.mask & ~fixed) == 0;
+    kp_kpep_event_t *anchor = uses_fixed ? nullptr : fixed_anchor;
     std::vector<PlacementEvent> pe(n);
     KpcProgram prog;
     for (size_t i = 0; i < n; ++i) {
         pe[i] = {events[i].label, events[i].mask};
         prog.events += (i ? ", " : "") + events[i].label;
     }
-    if (n > KP_KPC_MAX_COUNTERS) fail(KP_ECONFLICT, "too many events for the counters");
+    if (n + (anchor ? 1 : 0) > KP_KPC_MAX_COUNTERS)
+        fail(KP_ECONFLICT, "too many events for the counters");
     Placement placement = place_events(pe, available, fixed);
     if (!placement.ok) fail(placement.status, placement.message);
 
@@ -72,6 +76,12 @@ KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                 throw_kpep("kpep_config_add_event", rc, " while adding event '" + e.label + "'");
             }
         }
+        if (!refused && anchor) {
+            kp_kpep_event_t *ev = anchor;
+            uint32_t err = 0;
+            if (int rc = api.kpep_config_add_event(cfg.get(), &ev, add_flag, &err))
+                throw_kpep("kpep_config_add_event", rc, " while adding the fixed cycle counter");
+        }
         if (refused) continue;
 
         uint32_t classes = 0;
@@ -87,7 +97,8 @@ KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                                  " configuration words; at most 32 exist");
         if (int rc = api.kpep_config_kpc(cfg.get(), words, sizeof words))
             throw_kpep("kpep_config_kpc", rc);
-        if (int rc = api.kpep_config_kpc_map(cfg.get(), map, n * sizeof map[0]))
+        const size_t mapped = n + (anchor ? 1 : 0);
+        if (int rc = api.kpep_config_kpc_map(cfg.get(), map, mapped * sizeof map[0]))
             throw_kpep("kpep_config_kpc_map", rc);
 
         prog.classes = classes;

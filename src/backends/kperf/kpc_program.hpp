@@ -37,8 +37,12 @@ struct KpcProgram {
 // and counters when impossible), then asks kpep for the configuration, retrying other
 // add orders when kpep's own allocator refuses one. `available`/`fixed` are counter
 // bitmaps. Every kpep object it creates is freed before it returns or throws.
+// `fixed_anchor` (a fixed-counter event, or nullptr) is added to the configuration when
+// no event uses a fixed counter, and never reported: with a fixed-class event in the
+// config, kpep_config_kpc_map's indices are absolute under either of its two plausible
+// conventions (class-relative or absolute without one), and match the kernel's buffer.
 KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                          const std::vector<ProgramEvent> &events, uint32_t available,
-                         uint32_t fixed, uint32_t add_flag);
+                         uint32_t fixed, uint32_t add_flag, kp_kpep_event_t *fixed_anchor);
 
 }  // namespace kpc::kperf

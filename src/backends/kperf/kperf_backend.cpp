@@ -1,5 +1,6 @@
 #include "backends/kperf/kperf_backend.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <string>
@@ -78,6 +79,12 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
     config_count_ = static_cast<uint32_t>(config);
     fixed_bits_ = fixed ? ((1u << fixed) - 1u) : 0u;
     config_bits_ = config ? (((1u << config) - 1u) << fixed) : 0u;
+    for (const EventFields &f : view_.events) {
+        if (is_fixed(f) && (f.mask & fixed_bits_)) {
+            fixed_anchor_ = const_cast<kp_kpep_event_t *>(f.ptr);
+            break;
+        }
+    }
 
     kernel_config_before_ = configurable_counter_count(api);
     // Last, so that nothing after it can fail: from here the destructor restores it.
@@ -211,15 +218,18 @@ void KperfBackend::populate(EventDatabase &db) {
             continue;
         }
         GenericMapping m = generic_candidates(g.id, chip_.generation);
-        kp_kpep_event_t *found = nullptr;
+        // Every candidate the database has, in order: the first is the event's identity,
+        // the others stand in if the kernel refuses it (program()).
+        std::vector<kp_kpep_event_t *> &found_all = generic_alternatives_[e.name];
         for (const char *candidate : m.candidates) {
             kp_kpep_event_t *ev = nullptr;
             int rc = api.kpep_db_event(db_.get(), candidate, &ev);
             if (rc == KP_KPEP_ERR_EVENT_NOT_FOUND || (rc == 0 && !ev)) continue;
             if (rc != 0) throw_kpep("kpep_db_event", rc, std::string(" looking up ") + candidate);
-            found = ev;
-            break;
+            if (std::find(found_all.begin(), found_all.end(), ev) == found_all.end())
+                found_all.push_back(ev);
         }
+        kp_kpep_event_t *found = found_all.empty() ? nullptr : found_all.front();
         if (found) {
             auto it = by_ptr_.find(found);
             EventFields f = it != by_ptr_.end() ? view_.events[it->second]
@@ -266,28 +276,71 @@ bool KperfBackend::resolve_dynamic(std::string_view name, Event &out) {
     return true;
 }
 
+ProgramEvent KperfBackend::program_event(const Event &e) const {
+    if (!e.available)
+        fail(KP_EUNAVAILABLE, "event '" + e.name + "' cannot be counted here: " +
+                                  e.unavailable_reason);
+    if (!e.native) fail(KP_EUNAVAILABLE, "event '" + e.name + "' is not a kperf event");
+    auto *native = static_cast<kp_kpep_event_t *>(const_cast<void *>(e.native));
+    if (!refused_.count(native)) return ProgramEvent{label_of(e), native, e.counters_mask};
+    auto alt = e.generic ? generic_alternatives_.find(e.name) : generic_alternatives_.end();
+    std::string tried = e.native_name;
+    if (alt != generic_alternatives_.end()) {
+        for (kp_kpep_event_t *candidate : alt->second) {
+            auto it = by_ptr_.find(candidate);
+            EventFields f = it != by_ptr_.end()
+                                ? view_.events[it->second]
+                                : read_event(frameworks_.api(), candidate, view_.event_stride);
+            if (refused_.count(candidate)) {
+                if (candidate != native) tried += ", " + f.name;
+                continue;
+            }
+            return ProgramEvent{e.name + " (" + f.name + ")", candidate, effective_mask(f)};
+        }
+    }
+    fail(KP_EUNAVAILABLE,
+         "event '" + e.name + "' cannot be counted on this macOS: the kernel refuses " +
+             (tried == e.native_name ? "its selector (" + tried + ")"
+                                     : "every candidate (" + tried + ")") +
+             " (kpc_set_config: EPERM): it is not on the kernel's secure allow-list of "
+             "countable events for this chip. Leave it out or pick another event (kpc list)",
+         EPERM);
+}
+
 KpcProgram KperfBackend::program(const std::vector<const Event *> &events) {
     check_access();
-    std::vector<ProgramEvent> pe;
-    pe.reserve(events.size());
-    for (const Event *e : events) {
-        if (!e->available)
-            fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
-                                      e->unavailable_reason);
-        if (!e->native)
-            fail(KP_EUNAVAILABLE, "event '" + e->name + "' is not a kperf event");
-        pe.push_back(ProgramEvent{label_of(*e),
-                                  static_cast<kp_kpep_event_t *>(const_cast<void *>(e->native)),
-                                  e->counters_mask});
-    }
-    KpcProgram prog;
-    {
+    const kp_kperf_api_t &api = frameworks_.api();
+    const uint32_t available = fixed_bits_ | config_bits_;
+    // The kernel refuses a whole configuration (EPERM) if one selector is not on its
+    // secure allow-list. Each refusal found is remembered; a generic event then falls back
+    // to its next candidate. Every round refuses at least one more event, so this ends.
+    for (;;) {
+        std::vector<ProgramEvent> pe;
+        KpcProgram prog;
+        {
+            std::lock_guard<std::mutex> lock(kpep_mu_);
+            for (const Event *e : events) pe.push_back(program_event(*e));
+            prog = build_program(api, db_.get(), pe, available, fixed_bits_,
+                                 KP_KPEP_ADD_USER_ONLY, fixed_anchor_);
+        }
+        if (kernel_->prepare(api, prog)) return prog;
+
         std::lock_guard<std::mutex> lock(kpep_mu_);
-        prog = build_program(frameworks_.api(), db_.get(), pe, fixed_bits_ | config_bits_,
-                             fixed_bits_, KP_KPEP_ADD_USER_ONLY);
+        std::vector<KpcProgram> singles;
+        for (const ProgramEvent &one : pe)
+            singles.push_back(build_program(api, db_.get(), {one}, available, fixed_bits_,
+                                            KP_KPEP_ADD_USER_ONLY, fixed_anchor_));
+        std::vector<bool> refused = kernel_->refused(api, singles);
+        bool found = false;
+        for (size_t i = 0; i < pe.size(); ++i)
+            if (refused[i]) found = refused_.insert(pe[i].event).second || found;
+        if (!found)
+            fail(KP_EUNAVAILABLE,
+                 "kperf: the kernel refused the counter configuration for {" + prog.events +
+                     "} (kpc_set_config: EPERM), although it accepts each event alone. Count "
+                     "them in separate runs",
+                 EPERM);
     }
-    kernel_->prepare(frameworks_.api(), prog);
-    return prog;
 }
 
 std::unique_ptr<ThreadCounters> KperfBackend::open(const std::vector<const Event *> &events) {

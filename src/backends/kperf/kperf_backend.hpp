@@ -6,10 +6,13 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "backends/kperf/chip.hpp"
 #include "backends/kperf/frameworks.hpp"
 #include "backends/kperf/kernel_state.hpp"
+#include "backends/kperf/kpc_program.hpp"
 #include "backends/kperf/kpep_layout.hpp"
 #include "core/backend.hpp"
 #include "kpc/errors.h"
@@ -52,6 +55,9 @@ private:
     bool is_fixed(const EventFields &f) const;
     uint32_t effective_mask(const EventFields &f) const;
     KpcProgram program(const std::vector<const Event *> &events);
+    // What to program for `e`: its own kpep event, or for a generic event whose event the
+    // kernel refused, the next candidate. Throws KP_EUNAVAILABLE. Caller holds kpep_mu_.
+    ProgramEvent program_event(const Event &e) const;
 
     Frameworks frameworks_;
     std::shared_ptr<KernelState> kernel_;
@@ -66,6 +72,10 @@ private:
     uint32_t kernel_config_before_ = 0;
     mutable uint32_t kernel_config_after_ = 0;
     std::unordered_map<const kp_kpep_event_t *, size_t> by_ptr_;  // event -> view_.events index
+    // Per generic event name, every candidate the database has, preferred first.
+    std::unordered_map<std::string, std::vector<kp_kpep_event_t *>> generic_alternatives_;
+    kp_kpep_event_t *fixed_anchor_ = nullptr;  // a fixed event kpep configs always carry
+    std::unordered_set<const kp_kpep_event_t *> refused_;  // by the kernel (EPERM); kpep_mu_
 
     std::mutex kpep_mu_;  // kperfdata makes no thread-safety promise: one caller at a time
     mutable std::mutex access_mu_;
