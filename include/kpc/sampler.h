@@ -46,6 +46,8 @@ typedef enum kp_backend {
  *  - backend: KP_BACKEND_AUTO -> KPC_BACKEND (auto|kperf|perf_event) -> platform;
  *  - kperf_path: NULL -> KPC_KPERF_PATH -> /System/Library/PrivateFrameworks/kperf.framework/kperf;
  *  - kperfdata_path: NULL -> KPC_KPERFDATA_PATH -> .../kperfdata.framework/kperfdata.
+ * The two paths must be absolute when they come from the environment (else KP_EINVAL).
+ * A setuid or setgid process ignores all three variables (docs/security.md).
  */
 typedef struct kp_sampler_options {
     unsigned int version;       /**< KP_SAMPLER_OPTIONS_VERSION. */
@@ -66,7 +68,8 @@ KP_API int kp_sampler_options_init(kp_sampler_options_t *opts, unsigned int vers
  * @param[out] out receives the new sampler; set to NULL on failure. Free with kp_sampler_free().
  * @param opts options, or NULL for all defaults. Not retained.
  * @return KP_OK, or
- *   KP_EINVAL (out NULL, bad options version, bad KPC_BACKEND value),
+ *   KP_EINVAL (out NULL, bad options version, bad KPC_BACKEND value, relative
+ *     KPC_KPERF_PATH or KPC_KPERFDATA_PATH),
  *   KP_EUNSUPPORTED (backend not built for this platform),
  *   KP_ELOAD (framework or symbol missing; the message names it and quotes dlerror()),
  *   KP_ELAYOUT (kperfdata struct layout not recognised),
