@@ -79,8 +79,9 @@ void print_check_text(kp_sampler_t *s, const Environment &env,
         line("kpep_event stride", format("%zu bytes", k.event_stride));
         line("chip known to libkpc", k.chip_known ? "yes" : "no");
         line("configurable counters",
-             format("%u before forcing, %u after", k.configurable_before_force,
-                    k.configurable_after_force));
+             format("%u before forcing, %u after%s", k.configurable_before_force,
+                    k.configurable_after_force,
+                    k.configurable_after_force == 0 ? " (could not force them)" : ""));
         line("lazy thread buffer", lazy_line(k.lazy_buffer));
     }
     out += "\nChecks\n";
