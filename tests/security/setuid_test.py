@@ -8,7 +8,8 @@ both as `nobody` through setpriv, with KPC_BACKEND=kperf and KPC_KPERF_PATH /
 KPC_KPERFDATA_PATH naming the simulator copies. Needs root (to make a setuid-root file and
 to switch to nobody); without root or setpriv a test prints why and exits 77 (skipped).
 
-Run one test:  python3 setuid_test.py --probe P --kpc K --kperf L --kperfdata D test_name
+CTest runs them all as security.setuid. Run one:
+  python3 setuid_test.py --probe P --kpc K --kperf L --kperfdata D test_name
 """
 
 import argparse
@@ -143,7 +144,7 @@ def main():
     if not result.wasSuccessful():
         return 1
     if result.skipped and len(result.skipped) == result.testsRun:
-        for _, reason in result.skipped:
+        for reason in sorted({reason for _, reason in result.skipped}):
             print(f"SKIPPED: {reason}")
         return SKIP_EXIT
     return 0
