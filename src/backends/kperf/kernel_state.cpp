@@ -240,6 +240,12 @@ void KernelState::stop_session(const kp_kperf_api_t &api, const void *session) {
     }
 }
 
+int KernelState::claim_thread_buffer(const kp_kperf_api_t &api) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!kernel_on_ || holders_.empty()) return 0;
+    return api.kpc_set_thread_counting(active_.classes) == 0 ? 0 : errno;
+}
+
 bool KernelState::counting(const void *holder) const {
     std::lock_guard<std::mutex> lock(mu_);
     return holders_.count(holder) != 0;

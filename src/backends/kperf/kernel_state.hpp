@@ -58,6 +58,10 @@ public:
     void stop_session(const kp_kperf_api_t &api, const void *session);
     // Whether `holder` still holds a counting reference.
     bool counting(const void *holder) const;
+    // Gives the calling thread its per-thread counter buffer now, by enabling thread
+    // counting from it with the classes already counting (XNU allocates the buffer of the
+    // thread that enables it). Returns 0 or the errno; 0 and nothing done if nothing counts.
+    int claim_thread_buffer(const kp_kperf_api_t &api);
 
 private:
     // kpc_set_config for `prog`, mapping EPERM to KP_EUNAVAILABLE. Caller holds mu_.
