@@ -11,13 +11,10 @@
 #include <cstring>
 
 #include "cli/cli_error.hpp"
+#include "cli/run_signals.hpp"
 
 namespace kpc_cli {
 namespace {
-
-// kpc's dispositions of SIGINT and SIGQUIT before IgnoreInterrupts; restored in children.
-bool g_interrupts_ignored = false;
-struct sigaction g_saved_int, g_saved_quit;
 
 double now_ns() {
     timespec ts;
@@ -31,17 +28,14 @@ void close_fd(int &fd) {
 }
 
 // Runs in the forked child: only async-signal-safe calls until exec.
-[[noreturn]] void child_main(int go_fd, int err_fd, char *const *argv) {
+[[noreturn]] void child_main(int go_fd, int err_fd, char *const *argv, const sigset_t &mask) {
     char go = 0;
     ssize_t n;
     do {
         n = read(go_fd, &go, 1);
     } while (n < 0 && errno == EINTR);
     if (n != 1) _exit(kExitStatFailed);  // kpc gave up before the command ran
-    if (g_interrupts_ignored) {
-        sigaction(SIGINT, &g_saved_int, nullptr);
-        sigaction(SIGQUIT, &g_saved_quit, nullptr);
-    }
+    restore_signals_for_exec(mask);
     execvp(argv[0], argv);
     int err = errno;
     ssize_t w;
@@ -79,13 +73,15 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv) {
     // Buffered output would otherwise be written twice if the child ever flushed it.
     std::fflush(stdout);
     std::fflush(stderr);
+    sigset_t mask = block_forwarded_signals();
     pid_ = fork();
     if (pid_ == 0) {
         close(go[1]);
         close(err[0]);
-        child_main(go[0], err[1], cargv.data());
+        child_main(go[0], err[1], cargv.data(), mask);
     }
     int fork_errno = errno;
+    forward_signals_to(pid_, mask);
     close(go[0]);
     close(err[1]);
     go_fd_ = go[1];
@@ -100,6 +96,7 @@ ChildProcess::ChildProcess(const std::vector<std::string> &argv) {
 }
 
 ChildProcess::~ChildProcess() {
+    stop_forwarding_signals();  // the pid is about to be reaped
     if (!started_) reap_unstarted();
     if (started_ && !waited_) {
         // Only reached when kpc fails mid-run: do not leave a zombie or a stray command.
@@ -142,6 +139,14 @@ int ChildProcess::start() {
 
 ChildExit ChildProcess::wait() {
     ChildExit ex;
+    // Wait for the exit without reaping, so that a signal kpc passes on meanwhile can only
+    // reach this command (a zombie still holds its pid); then stop passing them on and reap.
+    siginfo_t info;
+    int w;
+    do {
+        w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
+    } while (w < 0 && errno == EINTR);
+    stop_forwarding_signals();
     pid_t r;
     do {
         r = wait4(pid_, &ex.wait_status, 0, &ex.usage);
@@ -152,21 +157,6 @@ ChildExit ChildProcess::wait() {
         throw CliError(std::string("waiting for the command failed: ") + std::strerror(errno),
                        kExitStatFailed);
     return ex;
-}
-
-IgnoreInterrupts::IgnoreInterrupts() {
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &g_saved_int);
-    sigaction(SIGQUIT, &ign, &g_saved_quit);
-    g_interrupts_ignored = true;
-}
-
-IgnoreInterrupts::~IgnoreInterrupts() {
-    g_interrupts_ignored = false;
-    sigaction(SIGINT, &g_saved_int, nullptr);
-    sigaction(SIGQUIT, &g_saved_quit, nullptr);
 }
 
 }  // namespace kpc_cli

@@ -48,15 +48,4 @@ private:
     double start_ns_ = 0;
 };
 
-// While alive, kpc ignores SIGINT and SIGQUIT so that Ctrl-C stops the counted command but
-// kpc survives to print its report (as perf stat and time do). Children started meanwhile
-// get kpc's original dispositions back before exec. One instance at a time.
-class IgnoreInterrupts {
-public:
-    IgnoreInterrupts();
-    ~IgnoreInterrupts();
-    IgnoreInterrupts(const IgnoreInterrupts &) = delete;
-    IgnoreInterrupts &operator=(const IgnoreInterrupts &) = delete;
-};
-
 }  // namespace kpc_cli

@@ -18,14 +18,17 @@ enum ExitCode {
 };
 
 // A failure reported as "kpc: <message>" on stderr, exiting with `exit_code`.
+// `kp_status` is the libkpc status behind it (0 = none), shown in --json error reports.
 class CliError : public std::runtime_error {
 public:
-    CliError(const std::string &message, int exit_code)
-        : std::runtime_error(message), exit_code_(exit_code) {}
+    CliError(const std::string &message, int exit_code, int kp_status = 0)
+        : std::runtime_error(message), exit_code_(exit_code), kp_status_(kp_status) {}
     int exit_code() const noexcept { return exit_code_; }
+    int kp_status() const noexcept { return kp_status_; }
 
 private:
     int exit_code_;
+    int kp_status_;
 };
 
 // A bad command line: the message, then the usage of `topic` ("" = kpc itself), on stderr.

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_writer.hpp"
 #include "cli/sampler.hpp"
+#include "cli/stdout_output.hpp"
 #include "cli/text_format.hpp"
 #include "core/environment.hpp"
 
@@ -78,7 +79,7 @@ void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
         line("  reason", a.reason);
         line("  fix", a.fix);
     }
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t configurable,
@@ -115,7 +116,7 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     }
     j.end_object();
     j.end_object();
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 }  // namespace
@@ -125,7 +126,7 @@ int run_info(const Options &o) {
     kp_sampler_t *s = sampler.get();
     uint32_t fixed = 0, configurable = 0;
     int rc = kp_sampler_counter_count(&fixed, &configurable, s);
-    if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitError);
+    if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitError, rc);
     size_t total = kp_sampler_event_count(s), available = 0;
     for (size_t i = 0; i < total; ++i) available += kp_event_is_available(kp_sampler_event_at(s, i)) ? 1 : 0;
     Access a = check_access(s);

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/json_writer.hpp"
 #include "cli/sampler.hpp"
+#include "cli/stdout_output.hpp"
 #include "cli/text_format.hpp"
 
 namespace kpc_cli {
@@ -64,7 +65,7 @@ void print_text(kp_sampler_t *s) {
             print_event(out, e, kperf);
         }
     }
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 // A kperf string field: the text, or null when the event has none.
@@ -110,7 +111,7 @@ void print_json(kp_sampler_t *s) {
     }
     j.end_array();
     j.end_object();
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 }  // namespace

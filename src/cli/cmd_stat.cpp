@@ -11,6 +11,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/process_counting.hpp"
+#include "cli/run_signals.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stat_report.hpp"
 #include "cli/stat_result.hpp"
@@ -27,7 +28,7 @@ std::vector<const kp_event_t *> resolve_events(kp_sampler_t *s, const std::vecto
     for (const std::string &name : names) {
         const kp_event_t *e = nullptr;
         int rc = kp_sampler_event_find(&e, s, name.c_str());
-        if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitStatFailed);
+        if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitStatFailed, rc);
         events.push_back(e);
     }
     return events;
@@ -165,14 +166,20 @@ int run_stat(const Options &o) {
     Attachable attach = attachable(s, events);
     StatResult r = start_result(s, o, events);
     {
-        IgnoreInterrupts ignore;
-        for (int run = 0; run < o.repeat; ++run) {
+        RunSignals signals;
+        for (int run = 0; run < o.repeat && !RunSignals::received(); ++run) {
             run_once(s, o, events, attach, r);
             // Ctrl-C ends the series, as the user asked, but still reports what ran.
             if (r.signal == SIGINT || r.signal == SIGQUIT) {
-                r.interrupted = r.runs_completed < r.runs_requested;
+                r.interrupted = true;
                 break;
             }
+        }
+        // SIGTERM or SIGHUP to kpc: passed on to the command; kpc reports and exits 128+N.
+        r.received_signal = RunSignals::received();
+        if (r.received_signal) {
+            r.interrupted = true;
+            r.exit_status = 128 + r.received_signal;
         }
     }
     write_report(o.json ? stat_report_json(r) : stat_report_text(r), o.output_path);

@@ -2,40 +2,56 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include "cli/args.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/error_report.hpp"
+#include "cli/stdout_output.hpp"
 #include "cli/usage.hpp"
 #include "kpc/kpc.h"
 
 using namespace kpc_cli;
 
+namespace {
+
+int run(const Options &o) {
+    switch (o.command) {
+    case Command::help:
+        write_stdout(usage_text(o.help_topic));
+        return kExitOk;
+    case Command::version:
+        write_stdout(std::string("kpc ") + kp_version_string() + "\n");
+        return kExitOk;
+    case Command::info: return run_info(o);
+    case Command::list: return run_list(o);
+    case Command::stat: return run_stat(o);
+    case Command::check: return run_check(o);
+    }
+    return kExitError;
+}
+
+}  // namespace
+
 int main(int argc, char **argv) {
+    guard_standard_streams();
+    Options o;  // outside the try: errors are reported as JSON under --json
     try {
-        Options o = parse_args(argc, argv);
-        switch (o.command) {
-        case Command::help:
-            std::fputs(usage_text(o.help_topic), stdout);
-            return kExitOk;
-        case Command::version:
-            std::printf("kpc %s\n", kp_version_string());
-            return kExitOk;
-        case Command::info: return run_info(o);
-        case Command::list: return run_list(o);
-        case Command::stat: return run_stat(o);
-        case Command::check: return run_check(o);
-        }
+        o = parse_args(argc, argv);
+        int status = run(o);
+        check_stdout();
+        return status;
     } catch (const UsageError &e) {
         std::fprintf(stderr, "kpc: %s\n\n%s", e.what(), usage_text(e.topic()));
         return kExitUsage;
     } catch (const CliError &e) {
-        std::fprintf(stderr, "kpc: %s\n", e.what());
+        report_error(o.json, e.what(), e.exit_code(), e.kp_status());
         return e.exit_code();
     } catch (const std::bad_alloc &) {
-        std::fputs("kpc: out of memory\n", stderr);
+        report_error(o.json, "out of memory", kExitError, KP_ENOMEM);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "kpc: internal error: %s\n", e.what());
+        report_error(o.json, std::string("internal error: ") + e.what(), kExitError, KP_ERROR);
     }
     return kExitError;
 }

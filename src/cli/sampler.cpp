@@ -15,7 +15,8 @@ Sampler::Sampler(std::optional<kp_backend_t> backend, int exit_code) {
         if (backend) opts.backend = *backend;
         rc = kp_sampler_new(&s_, &opts);
     }
-    if (rc != KP_OK) throw CliError("cannot open a counting session: " + last_kp_error(rc), exit_code);
+    if (rc != KP_OK)
+        throw CliError("cannot open a counting session: " + last_kp_error(rc), exit_code, rc);
 }
 
 const char *kind_name(int kind) {

@@ -163,6 +163,8 @@ std::string stat_report_text(const StatResult &r) {
     std::string out = "\n Performance counter stats for '" + join_words(r.command) + "'";
     if (r.runs_completed < r.runs_requested)
         out += format(" (%d of %d runs, interrupted)", r.runs_completed, r.runs_requested);
+    else if (r.interrupted)
+        out += r.runs_requested > 1 ? format(" (%d runs, interrupted)", r.runs_completed) : " (interrupted)";
     else if (r.runs_requested > 1)
         out += format(" (%d runs)", r.runs_completed);
     out += ":\n\n";
@@ -179,6 +181,9 @@ std::string stat_report_text(const StatResult &r) {
     }
     if (r.signal) out += format("\n '%s' was killed by signal %d (%s)\n", r.command[0].c_str(), r.signal,
                                 strsignal(r.signal));
+    if (r.received_signal)
+        out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
+                      strsignal(r.received_signal), r.command[0].c_str());
     if (r.system_wide)
         out += "\n note: system-wide counts: the " + r.backend +
                " backend cannot count one process, so these include everything the machine "

@@ -34,10 +34,11 @@ struct StatResult {
     bool system_wide = false;  // counts cover every CPU, not only the command (kperf)
     int runs_requested = 1;
     int runs_completed = 0;
-    bool interrupted = false;  // -r stopped early because a run was interrupted (SIGINT)
+    bool interrupted = false;  // a run was ended by SIGINT/SIGQUIT, or kpc got SIGTERM/SIGHUP
+    int received_signal = 0;   // SIGTERM or SIGHUP kpc received and passed on, or 0
     std::vector<EventOutcome> events;
     std::vector<double> elapsed_ns, user_ns, sys_ns;  // per run
-    int exit_status = 0;  // of the last run: its exit code, or 128+signal
+    int exit_status = 0;  // kpc's: the last run's exit code or 128+signal; 128+received_signal
     int signal = 0;       // the signal that ended the last run, or 0
 };
 

@@ -552,7 +552,8 @@ class KpcCliTest(unittest.TestCase):
                              "task-clock: kpc %.0f ns, perf %.0f ns" % (ours, perf["task-clock"]))
 
 
-def main():
+def main(case=KpcCliTest):
+    """Runs the tests of `case` (other test files pass their own TestCase class)."""
     global KPC, WORKLOAD
     args = sys.argv[1:]
     names = []
@@ -568,9 +569,9 @@ def main():
         sys.exit("usage: test_kpc.py --kpc PATH --workload PATH [test_name...]")
     loader = unittest.TestLoader()
     if names:
-        suite = unittest.TestSuite(KpcCliTest(n) for n in names)
+        suite = unittest.TestSuite(case(n) for n in names)
     else:
-        suite = loader.loadTestsFromTestCase(KpcCliTest)
+        suite = loader.loadTestsFromTestCase(case)
     result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
     for test, reason in result.skipped:
         print("SKIPPED %s: %s" % (test.id(), reason))

@@ -1,0 +1,78 @@
+#include "cli/run_signals.hpp"
+
+#include <csignal>
+
+namespace kpc_cli {
+namespace {
+
+constexpr int kIgnored[] = {SIGINT, SIGQUIT};
+constexpr int kForwarded[] = {SIGTERM, SIGHUP};
+constexpr int kCount = 4;
+
+// Written by the handler or read by it: only sig_atomic_t, and only while the handler is
+// installed or the signals are blocked.
+volatile std::sig_atomic_t g_target = -1;   // the command's pid, or -1
+volatile std::sig_atomic_t g_received = 0;  // first forwarded signal kpc got
+bool g_active = false;
+int g_saved_signo[kCount];
+struct sigaction g_saved[kCount];
+
+void forward(int sig) {
+    if (g_received == 0) g_received = sig;
+    pid_t pid = static_cast<pid_t>(g_target);
+    if (pid > 0) kill(pid, sig);
+}
+
+void save_and_set(int slot, int sig, void (*handler)(int)) {
+    struct sigaction sa {};
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = handler;
+    sigaction(sig, nullptr, &g_saved[slot]);
+    g_saved_signo[slot] = sig;
+    if (g_saved[slot].sa_handler == SIG_IGN) return;  // ignored by our parent: keep it so
+    sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace
+
+RunSignals::RunSignals() {
+    g_received = 0;
+    g_target = -1;
+    int slot = 0;
+    for (int sig : kIgnored) save_and_set(slot++, sig, SIG_IGN);
+    for (int sig : kForwarded) save_and_set(slot++, sig, forward);
+    g_active = true;
+}
+
+RunSignals::~RunSignals() {
+    g_active = false;
+    for (int i = 0; i < kCount; ++i) sigaction(g_saved_signo[i], &g_saved[i], nullptr);
+    g_target = -1;
+}
+
+int RunSignals::received() { return g_received; }
+
+sigset_t block_forwarded_signals() {
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int sig : kForwarded) sigaddset(&block, sig);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    return old;
+}
+
+void restore_signals_for_exec(const sigset_t &mask) {
+    if (g_active)
+        for (int i = 0; i < kCount; ++i) sigaction(g_saved_signo[i], &g_saved[i], nullptr);
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
+}
+
+void forward_signals_to(pid_t pid, const sigset_t &mask) {
+    g_target = pid;
+    // A signal that came before there was a command to pass it to.
+    if (pid > 0 && g_received != 0) kill(pid, g_received);
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
+}
+
+void stop_forwarding_signals() { g_target = -1; }
+
+}  // namespace kpc_cli
