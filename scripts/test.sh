@@ -4,7 +4,8 @@
 #      C99 header test, Rust (bindgen FFI), the kpc CLI, install/pkg-config/CMake-package,
 #      ABI checks, the kperf simulator and the benchmark smoke runs;
 #   2. the same suite rebuilt with AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the multi-threaded tests rebuilt with ThreadSanitizer.
+#   3. the multi-threaded tests rebuilt with ThreadSanitizer;
+#   4. every libFuzzer target (tests/fuzz) for about a minute, with ASan + UBSan.
 # Each stage prints CTest's summary line; any failure stops the script with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,11 @@ cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   run_ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
     -R '^(ThreadRules|ThreadLifetime|KernelTest|kperf\.Threads|kperf\.Session|kpsim\.)'
+
+stage "libFuzzer targets, about a minute each (tests/fuzz, docs/testing.md)"
+# A crash, leak or broken invariant fails the script (set -e); its input is kept in
+# build-fuzz/fuzz-artifacts/.
+FUZZ_JOBS="$jobs" scripts/fuzz.sh "${KPC_FUZZ_SECONDS:-60}"
 
 # One closing line over all three stages. CTest counts a skipped test among the passed;
 # here skips are reported apart, so a skip never reads as a pass.

@@ -1,0 +1,48 @@
+// libFuzzer target: the kpc command-line parser (src/cli/args.cpp). The input's
+// newline-separated words are argv after "kpc". Parsing either yields Options that keep the
+// promises of args.hpp or throws UsageError; nothing else may escape.
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/cli_error.hpp"
+#include "cli/usage.hpp"
+#include "fuzz_input.hpp"
+
+namespace {
+
+constexpr size_t kMaxWords = 64;
+
+void check_options(const kpc_cli::Options &o) {
+    using kpc_cli::Command;
+    KPC_FUZZ_CHECK(o.repeat >= 1 && o.repeat <= 100000, std::to_string(o.repeat));
+    KPC_FUZZ_CHECK(*kpc_cli::usage_text(o.help_topic) != '\0', o.help_topic);
+    if (o.command == Command::stat) {
+        KPC_FUZZ_CHECK(!o.child_argv.empty(), "stat without a command");
+        KPC_FUZZ_CHECK(!o.events.empty(), "stat without events");
+        for (const std::string &e : o.events) KPC_FUZZ_CHECK(!e.empty(), "empty event name");
+    } else {
+        KPC_FUZZ_CHECK(o.child_argv.empty(), "a command outside stat");
+    }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    kpc_fuzz::FuzzInput in(data, size);
+    std::vector<std::string> words = in.words(kMaxWords);
+    std::vector<const char *> argv{"kpc"};
+    for (const std::string &w : words) argv.push_back(w.c_str());
+    argv.push_back(nullptr);
+    try {
+        check_options(kpc_cli::parse_args(static_cast<int>(argv.size() - 1), argv.data()));
+    } catch (const kpc_cli::UsageError &e) {
+        KPC_FUZZ_CHECK(*e.what() != '\0', "a usage error without a message");
+        KPC_FUZZ_CHECK(*kpc_cli::usage_text(e.topic()) != '\0', e.topic());
+    } catch (const std::exception &e) {
+        kpc_fuzz::fail("parse_args threw something other than UsageError", e.what());
+    }
+    return 0;
+}
