@@ -5,8 +5,8 @@
 # adds url + sha256 (packaging/homebrew/README.md).
 #   macOS (Homebrew present): a throw-away tap, `brew install --build-from-source`,
 #          `brew test`, then uninstall and untap;
-#   Linux: the same generated formula through tests/homebrew/formula_shim.rb, the stand-in
-#          for Homebrew's Formula DSL that CTest uses.
+#   Linux: the same generated formula, built from the unpacked tarball, through
+#          tests/homebrew/formula_shim.rb (the stand-in for Homebrew's Formula DSL).
 # usage: scripts/ci/brew-formula.sh WORK_DIR
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 WORK_DIR" >&2; exit 2; }
@@ -42,4 +42,8 @@ if [ "$(uname -s)" = Darwin ]; then
   exit "$status"
 fi
 command -v ruby >/dev/null || { echo "brew-formula: ruby not found (scripts/install-deps.sh)" >&2; exit 1; }
-ruby "$root/tests/homebrew/formula_shim.rb" "$formula" "$root" "$work/shim"
+# Unpacked outside any git checkout, so the shim copies all of it, as Homebrew would.
+unpacked=$(mktemp -d "${TMPDIR:-/tmp}/kpc-formula-src.XXXXXX")
+trap 'rm -rf "$unpacked"' EXIT
+tar -xzf "$tarball" -C "$unpacked"
+ruby "$root/tests/homebrew/formula_shim.rb" "$formula" "$unpacked/libkpc-$version" "$work/shim"
