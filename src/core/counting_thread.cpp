@@ -1,13 +1,27 @@
 #include "core/counting_thread.hpp"
 
+#include <atomic>
 #include <string>
 
 #include "core/error.hpp"
 
 namespace kpc {
 
+__thread uint64_t tls_thread_token KPC_TLS_MODEL = 0;
+
+namespace {
+
+// The calling thread's token, handed out on first use. 64 bits never wrap in practice.
+uint64_t calling_thread_token() noexcept {
+    static std::atomic<uint64_t> last{0};
+    if (tls_thread_token == 0) tls_thread_token = last.fetch_add(1, std::memory_order_relaxed) + 1;
+    return tls_thread_token;
+}
+
+}  // namespace
+
 CountingThread::CountingThread(std::shared_ptr<Session> session, std::vector<const Event *> events)
-    : session_(std::move(session)), events_(std::move(events)), owner_(current_thread()) {
+    : session_(std::move(session)), events_(std::move(events)), owner_(calling_thread_token()) {
     if (session_->released())
         fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
     counters_ = session_->backend().open(events_);

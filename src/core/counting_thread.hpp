@@ -1,8 +1,6 @@
 // The object behind kp_thread_t: an event set bound to the thread that created it.
 #pragma once
 
-#include <pthread.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -10,20 +8,21 @@
 #include "core/backend.hpp"
 #include "core/session.hpp"
 
-// The owner check runs on every sample. With glibc on x86-64 and AArch64 the thread
-// pointer identifies the thread exactly as pthread_self() does (glibc's pthread_self()
-// returns it on x86-64, and it minus a constant on AArch64), and reading it is one
-// instruction instead of a call through the PLT; elsewhere pthread_equal(pthread_self()).
-#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__aarch64__)) && defined(__has_builtin)
-#if __has_builtin(__builtin_thread_pointer)
-#define KPC_THREAD_TAG_IS_THREAD_POINTER 1
-#endif
-#endif
-#ifndef KPC_THREAD_TAG_IS_THREAD_POINTER
-#define KPC_THREAD_TAG_IS_THREAD_POINTER 0
+// The owner check runs on every sample, so the token it compares is a plain thread-local
+// word. glibc's initial-exec model makes its read one %fs-relative load (no call to
+// __tls_get_addr); 8 bytes fit in the static TLS that glibc reserves for dlopen'ed libraries.
+#if defined(__GLIBC__) && defined(__ELF__)
+#define KPC_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define KPC_TLS_MODEL
 #endif
 
 namespace kpc {
+
+// Names the calling thread for its whole life and no thread after it: 0 until the thread
+// creates its first handle, then a number never handed out before. pthread_t and the thread
+// pointer cannot serve: glibc gives both to a new thread once the old one is joined.
+extern __thread uint64_t tls_thread_token KPC_TLS_MODEL;
 
 class CountingThread {
 public:
@@ -32,7 +31,7 @@ public:
     CountingThread(std::shared_ptr<Session> session, std::vector<const Event *> events);
     ~CountingThread();  // stops counting if running; any thread
 
-    bool on_owner_thread() const noexcept { return same_thread(owner_, current_thread()); }
+    bool on_owner_thread() const noexcept { return owner_ == tls_thread_token; }
     void start();
     void stop();
     bool running() const noexcept { return running_; }
@@ -60,16 +59,6 @@ public:
     }
 
 private:
-#if KPC_THREAD_TAG_IS_THREAD_POINTER
-    using ThreadTag = void *;
-    static ThreadTag current_thread() noexcept { return __builtin_thread_pointer(); }
-    static bool same_thread(ThreadTag a, ThreadTag b) noexcept { return a == b; }
-#else
-    using ThreadTag = pthread_t;
-    static ThreadTag current_thread() noexcept { return pthread_self(); }
-    static bool same_thread(ThreadTag a, ThreadTag b) noexcept { return pthread_equal(a, b) != 0; }
-#endif
-
     // Records why sample() cannot read; out of line and cold, so the hot path keeps no
     // frame for it.
     __attribute__((cold, noinline)) int sample_refused(size_t count) const noexcept;
@@ -79,7 +68,7 @@ private:
     std::unique_ptr<ThreadCounters> counters_;
     size_t refuse_up_to_ = SIZE_MAX;  // events_.size() - 1 once started (never 0 events)
     uint64_t times_[2] = {0, 0};      // the backend's enabled/running ns of the last read
-    ThreadTag owner_;  // the thread that created the handle
+    uint64_t owner_;  // tls_thread_token of the thread that created the handle (never 0)
     bool running_ = false;
 };
 
