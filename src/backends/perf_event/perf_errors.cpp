@@ -14,6 +14,10 @@ int paranoid_level() {
     return level;
 }
 
+bool is_transient(int err) {
+    return err == EMFILE || err == ENFILE || err == ENOMEM || err == EAGAIN;
+}
+
 int diagnose_open_error(int err, const std::string &event, bool hardware, bool in_group,
                         std::string *message) {
     std::string head = "perf_event_open(" + event + "): ";

@@ -127,8 +127,10 @@ public:
             int err = 0;
             int status = probe(e, &why, &err);
             // Only "this machine cannot count it" makes an event unavailable; a
-            // permission problem is reported by kp_sampler_access / kp_thread_new.
-            if (status == KP_EUNAVAILABLE || status == KP_ECONFLICT || status == KP_EKERNEL) {
+            // permission problem is reported by kp_sampler_access / kp_thread_new, and a
+            // shortage (no free descriptor) by the kp_thread_new that still meets it.
+            if (!is_transient(err) &&
+                (status == KP_EUNAVAILABLE || status == KP_ECONFLICT || status == KP_EKERNEL)) {
                 e.available = false;
                 e.unavailable_reason = why;
                 e.unavailable_os_code = err;
