@@ -104,7 +104,7 @@ int kp_sampler_event_find(const kp_event_t **out, kp_sampler_t *s, const char *n
         if (!out) fail(KP_EINVAL, "kp_sampler_event_find: out is NULL");
         if (!s) fail(KP_EINVAL, "kp_sampler_event_find: sampler is NULL");
         if (!name) fail(KP_EINVAL, "kp_sampler_event_find: name is NULL");
-        *out = s->session->resolve(name);
+        *out = s->session->resolve(kpc::Session::bounded_name(name));
         return KP_OK;
     });
 }

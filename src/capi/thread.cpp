@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <unordered_set>
+#include <string_view>
 #include <vector>
 
 #include "capi/guard.hpp"
@@ -47,18 +47,13 @@ int kp_thread_new(kp_thread_t **out, kp_sampler_t *s, const char *const *events,
         if (count == 0 || count > kMaxEvents)
             fail(KP_EINVAL, "kp_thread_new: count is " + std::to_string(count) +
                                 "; give between 1 and " + std::to_string(kMaxEvents) + " events");
-        std::vector<const kpc::Event *> resolved;
-        std::unordered_set<const kpc::Event *> seen;
+        std::vector<std::string_view> names;
         for (size_t i = 0; i < count; ++i) {
             if (!events[i])
                 fail(KP_EINVAL, "kp_thread_new: events[" + std::to_string(i) + "] is NULL");
-            const kpc::Event *e = s->session->resolve(events[i]);
-            if (!seen.insert(e).second)
-                fail(KP_EINVAL, "kp_thread_new: event '" + std::string(events[i]) +
-                                    "' is listed twice; list each event once");
-            resolved.push_back(e);
+            names.push_back(kpc::Session::bounded_name(events[i]));
         }
-        *out = new kp_thread(s->session, std::move(resolved));
+        *out = new kp_thread(s->session, s->session->resolve_set(names));
         return KP_OK;
     });
 }

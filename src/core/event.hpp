@@ -29,6 +29,13 @@ struct kp_event {
     uint32_t perf_type = 0;
     uint64_t perf_config = 0, perf_config1 = 0, perf_config2 = 0;
     const void *native = nullptr;
+
+    // Events the backend built for a name lookup (raw codes, libpfm4 names, kpep aliases)
+    // rather than listed at creation. The database holds a bounded number of them.
+    bool looked_up = false;
+    // For looked-up events: what makes two spellings one event (perf_event: the encoding,
+    // so "r1" and "r01" share one entry). Empty: the name alone.
+    std::string lookup_key;
 };
 
 namespace kpc {

@@ -19,15 +19,51 @@ Session::~Session() {
 }
 
 const Event *Session::resolve(std::string_view name) {
+    if (name.size() > kMaxNameLength)
+        fail(KP_EINVAL, "event name '" + std::string(name.substr(0, 32)) + "...' is longer than " +
+                            std::to_string(kMaxNameLength) + " bytes; event names are at most " +
+                            std::to_string(kMaxNameLength) +
+                            " bytes (run 'kpc list' to see every event)");
     if (const Event *e = events_.find(name)) return e;
     Event dynamic;
-    if (backend_->resolve_dynamic(name, dynamic)) return events_.add(std::move(dynamic));
+    if (backend_->resolve_dynamic(name, dynamic)) return events_.add_looked_up(std::move(dynamic));
     std::string msg = "unknown event '" + std::string(name) + "' for the " + backend_->name() +
                       " backend";
     std::string close = events_.suggest(name);
     if (!close.empty()) msg += "; did you mean: " + close + "?";
     msg += " (run 'kpc list' to see every event)";
     fail(KP_EUNKNOWN_EVENT, msg);
+}
+
+std::vector<const Event *> Session::resolve_set(const std::vector<std::string_view> &names) {
+    std::vector<const Event *> events;
+    events.reserve(names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+        const Event *e = resolve(names[i]);
+        for (size_t j = 0; j < i; ++j) {
+            if (names[j] == names[i])
+                fail(KP_EINVAL, "event '" + std::string(names[i]) +
+                                    "' is listed twice; list each event once");
+            if (same_counter(*events[j], *e))
+                fail(KP_EINVAL, "'" + std::string(names[j]) + "' and '" + std::string(names[i]) +
+                                    "' are the same counter; list it once");
+        }
+        events.push_back(e);
+    }
+    return events;
+}
+
+bool Session::same_counter(const Event &a, const Event &b) const {
+    if (&a == &b) return true;
+    switch (backend_->kind()) {
+    case KP_BACKEND_KPERF:
+        return a.native && a.native == b.native;
+    case KP_BACKEND_PERF_EVENT:
+        return a.perf_type == b.perf_type && a.perf_config == b.perf_config &&
+               a.perf_config1 == b.perf_config1 && a.perf_config2 == b.perf_config2;
+    default:
+        return false;
+    }
 }
 
 void Session::release() {

@@ -3,6 +3,7 @@
 #include <linux/perf_event.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -15,6 +16,17 @@
 
 namespace kpc::perf {
 namespace {
+
+// The database keeps one entry per encoding, so "r1", "r01", "r0000000000000001" and a
+// libpfm4 name for the same code are one event, named by the first spelling looked up.
+std::string encoding_key(const Event &e) {
+    char key[80];
+    std::snprintf(key, sizeof key, "%x:%llx:%llx:%llx", e.perf_type,
+                  static_cast<unsigned long long>(e.perf_config),
+                  static_cast<unsigned long long>(e.perf_config1),
+                  static_cast<unsigned long long>(e.perf_config2));
+    return key;
+}
 
 bool resolve_raw(std::string_view name, Event &out) {
     if (name.size() < 2 || name[0] != 'r') return false;
@@ -45,6 +57,7 @@ bool resolve_raw(std::string_view name, Event &out) {
     out.perf_type = PERF_TYPE_RAW;
     out.perf_config = std::stoull(std::string(hex), nullptr, 16);
     out.selector = out.perf_config;
+    out.lookup_key = encoding_key(out);
     return true;
 }
 
@@ -83,6 +96,7 @@ bool resolve_pfm(std::string_view name, Event &out) {
     out.perf_config1 = attr.config1;
     out.perf_config2 = attr.config2;
     out.selector = attr.config;
+    out.lookup_key = encoding_key(out);
     return true;
 }
 #endif
