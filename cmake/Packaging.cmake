@@ -1,6 +1,7 @@
-# Install rules and package metadata for libkpc: the library and headers, the exported
-# CMake package (find_package(kpc) -> kpc::kpc) and kpc.pc for pkg-config.
-# Included from the top-level CMakeLists.txt after every target is defined.
+# Install rules and package metadata for libkpc: the library (libkpc.so.N or, with
+# BUILD_SHARED_LIBS=OFF, libkpc.a) and headers, the exported CMake package
+# (find_package(kpc) -> kpc::kpc), kpc.pc for pkg-config, and the licence texts.
+# Included from the top-level CMakeLists.txt (when KPC_INSTALL) after every target is defined.
 include(CMakePackageConfigHelpers)
 
 set(KPC_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/kpc" CACHE STRING
@@ -25,6 +26,12 @@ install(EXPORT kpcTargets
   DESTINATION ${KPC_INSTALL_CMAKEDIR}
   COMPONENT Development)
 
+# Binary packages carry the licence notice with them (MIT requires it).
+install(FILES
+  ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/LICENSE-MIT ${PROJECT_SOURCE_DIR}/LICENSE-APACHE
+  DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  COMPONENT Runtime)
+
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/kpcConfig.cmake.in
   ${PROJECT_BINARY_DIR}/kpcConfig.cmake
@@ -40,13 +47,11 @@ install(FILES
   COMPONENT Development)
 
 # --- pkg-config -------------------------------------------------------------------------
-# Libs.private: what a static link of libkpc would add (the C++ runtime, because C, cgo and
-# Swift consumers link with a C driver; threads; dl; libpfm4 when it was used).
+# Libs.private: what a static link of libkpc adds (`pkg-config --static`): the C++ runtime,
+# because C, cgo and Swift consumers link with a C driver; threads; dl; libpfm4 when used.
 set(KPC_PC_LIBS_PRIVATE "")
-foreach(_lib IN LISTS CMAKE_CXX_IMPLICIT_LINK_LIBRARIES)
-  if(NOT _lib IN_LIST CMAKE_C_IMPLICIT_LINK_LIBRARIES AND NOT "-l${_lib}" IN_LIST KPC_PC_LIBS_PRIVATE)
-    list(APPEND KPC_PC_LIBS_PRIVATE "-l${_lib}")
-  endif()
+foreach(_lib IN LISTS KPC_CXX_RUNTIME)  # from src/CMakeLists.txt
+  list(APPEND KPC_PC_LIBS_PRIVATE "-l${_lib}")
 endforeach()
 if(CMAKE_THREAD_LIBS_INIT)
   list(APPEND KPC_PC_LIBS_PRIVATE ${CMAKE_THREAD_LIBS_INIT})
@@ -60,6 +65,11 @@ if(KPC_HAVE_LIBPFM AND KPC_PFM_LIBRARY)
   list(APPEND KPC_PC_LIBS_PRIVATE "-l${_pfm_name}")
 endif()
 list(JOIN KPC_PC_LIBS_PRIVATE " " KPC_PC_LIBS_PRIVATE)
+# Only libkpc.a is installed in a static build, so its consumers always need KP_STATIC.
+set(KPC_PC_CFLAGS_EXTRA "")
+if(KPC_STATIC)
+  set(KPC_PC_CFLAGS_EXTRA " -DKP_STATIC")
+endif()
 
 # kpc.pc holds absolute directories (CMAKE_INSTALL_FULL_LIBDIR/INCLUDEDIR) because
 # CMAKE_INSTALL_LIBDIR may itself be absolute. They are computed when installing, from the
@@ -73,6 +83,7 @@ install(CODE "
   set(PROJECT_DESCRIPTION [[${PROJECT_DESCRIPTION}]])
   set(PROJECT_VERSION [[${PROJECT_VERSION}]])
   set(KPC_PC_LIBS_PRIVATE [[${KPC_PC_LIBS_PRIVATE}]])
+  set(KPC_PC_CFLAGS_EXTRA [[${KPC_PC_CFLAGS_EXTRA}]])
   include([[${CMAKE_CURRENT_LIST_DIR}/WritePkgConfig.cmake]])
   " COMPONENT Development)
 install(FILES ${KPC_PC_STAGED}

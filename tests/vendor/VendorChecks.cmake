@@ -1,0 +1,41 @@
+# Included by the parent projects in this directory after they have added libkpc.
+#
+# kpc_vendor_check(DIR <libkpc source dir> TARGETS <targets libkpc may define>
+#                  LIBRARY_TYPE <STATIC_LIBRARY|SHARED_LIBRARY> BUILD_TYPE <the parent's before>)
+# fails the configure step when libkpc, as a subproject, defined other targets or any test,
+# changed the parent's CMAKE_BUILD_TYPE, or built another kind of library than expected.
+function(kpc_vendor_check)
+  cmake_parse_arguments(ARG "" "DIR;LIBRARY_TYPE;BUILD_TYPE" "TARGETS" ${ARGN})
+  set(targets "")
+  set(tests "")
+  set(dirs "${ARG_DIR}")
+  while(dirs)
+    list(POP_FRONT dirs dir)
+    get_property(t DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+    get_property(k DIRECTORY "${dir}" PROPERTY TESTS)
+    get_property(sub DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+    list(APPEND targets ${t})
+    list(APPEND tests ${k})
+    list(APPEND dirs ${sub})
+  endwhile()
+  list(SORT targets)
+  set(expected ${ARG_TARGETS})
+  list(SORT expected)
+  if(NOT targets STREQUAL expected)
+    message(FATAL_ERROR "vendored libkpc defined the targets '${targets}'; expected only '${expected}' "
+                        "(tests, benchmarks and bindings only when the parent asks)")
+  endif()
+  if(tests)
+    message(FATAL_ERROR "vendored libkpc registered tests the parent did not ask for: ${tests}")
+  endif()
+  get_property(cached CACHE CMAKE_BUILD_TYPE PROPERTY VALUE)
+  if(NOT "${CMAKE_BUILD_TYPE}" STREQUAL "${ARG_BUILD_TYPE}" OR NOT "${cached}" STREQUAL "${ARG_BUILD_TYPE}")
+    message(FATAL_ERROR "vendored libkpc changed the parent's CMAKE_BUILD_TYPE from "
+                        "'${ARG_BUILD_TYPE}' to '${CMAKE_BUILD_TYPE}' (cache: '${cached}')")
+  endif()
+  get_target_property(type kpc::kpc TYPE)
+  if(NOT type STREQUAL ARG_LIBRARY_TYPE)
+    message(FATAL_ERROR "vendored libkpc is a ${type}; expected a ${ARG_LIBRARY_TYPE} (the parent's BUILD_SHARED_LIBS)")
+  endif()
+  message(STATUS "vendor check: libkpc defined only ${targets}, no tests, left CMAKE_BUILD_TYPE '${ARG_BUILD_TYPE}'")
+endfunction()
