@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Black-box tests of `kpc check` on the Linux perf_event backend.
 
-Run one test:   python3 test_check.py --kpc PATH test_check_json
-Run them all:   python3 test_check.py --kpc PATH
+Run one test:   python3 test_check.py --kpc PATH --workload PATH test_check_json
+Run them all:   python3 test_check.py --kpc PATH --workload PATH
 CTest registers every `def test_*` below as cli.<name> (see CMakeLists.txt). A test that
 cannot run here skips with its reason and exits 77 (CTest: skipped, never passed).
 
@@ -20,8 +20,6 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_kpc  # noqa: E402  (Kpc.run, and the machine probes)
 from test_kpc import Kpc, has_hardware_pmu, software_counting_blocked  # noqa: E402
-
-SKIP_EXIT = 77
 
 # Every check kpc check runs, per generic event (docs/cli.md, "kpc check").
 PLAN = {
@@ -193,29 +191,5 @@ class CheckTest(unittest.TestCase):
         self.assertIn("  check [--quick] [--json]", p.stdout)
 
 
-def main():
-    args = sys.argv[1:]
-    names = []
-    while args:
-        a = args.pop(0)
-        if a == "--kpc":
-            test_kpc.KPC = args.pop(0)
-        else:
-            names.append(a)
-    if not test_kpc.KPC:
-        sys.exit("usage: test_check.py --kpc PATH [test_name...]")
-    if names:
-        suite = unittest.TestSuite(CheckTest(n) for n in names)
-    else:
-        suite = unittest.TestLoader().loadTestsFromTestCase(CheckTest)
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(suite)
-    for test, reason in result.skipped:
-        print("SKIPPED %s: %s" % (test.id(), reason))
-    if not result.wasSuccessful():
-        sys.exit(1)
-    if result.skipped and len(result.skipped) == result.testsRun:
-        sys.exit(SKIP_EXIT)
-
-
 if __name__ == "__main__":
-    main()
+    test_kpc.main(CheckTest)
