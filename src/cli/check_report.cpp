@@ -1,11 +1,11 @@
 #include "cli/check_report.hpp"
 
-#include <cstdio>
 #include <string>
 
 #include "cli/cli_error.hpp"
 #include "cli/json_writer.hpp"
 #include "cli/sampler.hpp"
+#include "cli/stdout_output.hpp"
 #include "cli/text_format.hpp"
 
 namespace kpc_cli {
@@ -111,7 +111,7 @@ void print_check_text(kp_sampler_t *s, const Environment &env,
     Tally t = tally(results);
     out += format("\n%zu passed, %zu failed, %zu cannot count here: %s (exit %d)\n", t.pass,
                   t.fail, t.cannot_count, exit_meaning(exit_status), exit_status);
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 void print_check_json(kp_sampler_t *s, const Environment &env,
@@ -212,7 +212,7 @@ void print_check_json(kp_sampler_t *s, const Environment &env,
     j.field("exit_status", exit_status);
     j.end_object();
     j.end_object();
-    std::fputs(out.c_str(), stdout);
+    write_stdout(out);
 }
 
 }  // namespace kpc_cli

@@ -1,6 +1,5 @@
 // kpc check: measures known workloads with each generic event and judges the numbers
 // (docs/cli.md, "kpc check"). Built on the public C API only.
-#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
