@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /**
  * @file kpc/sampler.h
  * @brief kp_sampler_t: a counting session (backend, CPU, event database, counter ownership).
