@@ -118,7 +118,7 @@ void judge_page_faults(CheckResult &r, double faults, double pages) {
 }
 
 void judge_cpu_time(CheckResult &r, double task_clock_ns, double thread_cpu_ns) {
-    double allowed = kCpuTimeTolerance * thread_cpu_ns + 0.2e6;
+    double allowed = kCpuTimeTolerance * thread_cpu_ns + kCpuTimeSlackNs;
     r.values = {{"task_clock_ns", task_clock_ns}, {"thread_cpu_ns", thread_cpu_ns}};
     set(r, std::fabs(task_clock_ns - thread_cpu_ns) <= allowed,
         format("task-clock %.3f ms vs CLOCK_THREAD_CPUTIME_ID %.3f ms (expected within "

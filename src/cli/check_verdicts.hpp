@@ -44,7 +44,10 @@ constexpr double kMinDramMissesPerAccess = 0.25;
 constexpr double kMinMissGrowth = 4.0;         // DRAM-sized misses/access >= 4x L1-sized
 constexpr double kMinGhz = 0.3, kMaxGhz = 6.0;
 constexpr double kFaultTolerance = 0.05;       // page faults within 5% (+8) of the pages touched
-constexpr double kCpuTimeTolerance = 0.02;     // task-clock within 2% (+0.2 ms) of thread CPU time
+// task-clock within 5% (+0.5 ms) of thread CPU time. In a VM, task-clock includes time the
+// hypervisor stole from the vCPU and thread CPU time does not; the best of 3 runs keeps it small.
+constexpr double kCpuTimeTolerance = 0.05;
+constexpr double kCpuTimeSlackNs = 0.5e6;
 
 // Each judge_* fills verdict, message and values of `r` (event and check already set).
 // `per_iteration` is the slope of count over loop iterations; `expected` the exact number.
