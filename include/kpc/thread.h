@@ -23,7 +23,10 @@
  *
  * Thread rules: kp_thread_start, kp_thread_stop, kp_thread_sample and
  * kp_thread_sample_full must be called on the thread that created the handle; from any
- * other thread they return KP_EWRONG_THREAD and do nothing. The event accessors and
+ * other thread they return KP_EWRONG_THREAD and do nothing. That includes a thread started
+ * after the creator exited, even when the system gives it the creator's pthread_t: a
+ * handle belongs to one thread's lifetime, and once that thread is gone it can only be
+ * freed. The event accessors and
  * kp_thread_free may be called from any thread (so finalizers can free), but never
  * concurrently with another call on the same handle.
  * @{
@@ -47,13 +50,18 @@ typedef struct kp_thread kp_thread_t;
  * begins at kp_thread_start().
  * @param[out] out receives the handle (NULL on failure); free with kp_thread_free().
  * @param s the sampler; kept alive by the handle. Not consumed.
- * @param events array of @p count event names (generic or native); copied.
+ * @param events array of @p count event names (generic or native, at most 256 bytes each);
+ *   copied.
  * @param count 1 to 32 events.
- * @return KP_OK, or KP_EINVAL (NULL argument, count 0 or too large, duplicate name),
+ * @return KP_OK, or KP_EINVAL (NULL argument, count 0 or too large, a name longer than 256
+ *   bytes, a counter listed twice: by one name twice or by two names of it, such as
+ *   "task-clock" and "PERF_COUNT_SW_TASK_CLOCK", "cycles" and "FIXED_CYCLES", "r1" and "r01";
+ *   the message names both; checked before availability),
  *   KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE (event not on this machine/OS; message names it),
  *   KP_ECONFLICT (events cannot share the counters; message names them and the counters),
  *   KP_EPERM, KP_EBUSY, KP_EUNSUPPORTED, KP_ESTATE (sampler released), KP_EKERNEL,
- *   KP_EFRAMEWORK, KP_ENOMEM.
+ *   KP_EFRAMEWORK, KP_ENOMEM (also: the sampler already holds its 4096 events looked up
+ *   by raw code or native name, see kp_sampler_event_find()).
  * Apple: the configuration is system-wide; while another kp_thread_t of a different event
  * set is counting, this returns KP_EBUSY (see docs/apple.md).
  */
@@ -101,6 +109,30 @@ KP_API int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
 KP_API int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete,
                                  size_t count, uint64_t *time_enabled_ns,
                                  uint64_t *time_running_ns);
+
+/**
+ * Measures what an empty measured region costs each event, on the calling thread: takes
+ * @p rounds pairs of back-to-back kp_thread_sample() calls and writes, per event, the
+ * smallest difference seen. The minimum is used because interruptions and cache misses
+ * only ever add to the cost; it is the part every measured region pays.
+ *
+ * Harnesses subtract offsets[i] from each measured delta when the user asks (clamping at
+ * 0). It matters on Apple, where the fixed counters count the kernel's work in every read
+ * (about 17,700 instructions per read on an M4): over short regions that inflates
+ * instructions and IPC. Not safe to subtract when the events were multiplexed (see
+ * kp_thread_sample_full), when the region is shorter than the offset's own variation, or
+ * for counts of discrete events (page-faults, context-switches), whose offset is 0 anyway.
+ *
+ * @param t a started handle (KP_ESTATE if stopped: a stopped handle's totals do not move).
+ * @param offsets caller buffer of at least kp_thread_event_count(t) elements.
+ * @param count size of @p offsets in elements.
+ * @param rounds number of sample pairs; 0 means 100. At most 1000000.
+ * @return KP_OK; KP_EINVAL (NULL, rounds too large); KP_EBUFSIZE (count too small);
+ *   KP_EWRONG_THREAD; KP_ESTATE (not started, or sampler released); KP_EKERNEL.
+ * Allocates nothing. Same thread rule as kp_thread_sample().
+ */
+KP_API int kp_thread_calibrate(kp_thread_t *t, uint64_t *offsets, size_t count,
+                               unsigned int rounds);
 
 /** 1 if started, 0 if not (or t is NULL). */
 KP_API int kp_thread_is_running(const kp_thread_t *t);
