@@ -138,7 +138,11 @@ KP_API int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_
  */
 KP_API int kp_sampler_access(const kp_sampler_t *s);
 
-/** Number of events in the database (grows when kp_sampler_event_find() adds a raw event). 0 if s is NULL. */
+/**
+ * Number of events in the database; 0 if s is NULL. It grows when kp_sampler_event_find()
+ * or kp_thread_new() adds an event looked up by a name the database does not list, by at
+ * most 4096 over the sampler's life.
+ */
 KP_API size_t kp_sampler_event_count(const kp_sampler_t *s);
 
 /** Event number @p index of the database, or NULL when out of range or s is NULL. Borrowed. */
@@ -146,10 +150,15 @@ KP_API const kp_event_t *kp_sampler_event_at(const kp_sampler_t *s, size_t index
 
 /**
  * Look an event up by generic or native name (on Linux also "r<hex>" raw codes and, when
- * built with libpfm4, PMU event names, which are added to the database).
+ * built with libpfm4, PMU event names, which are added to the database). Spellings of one
+ * encoding share one entry, named by the first looked up: "r1", "r01" and
+ * "r0000000000000001" give the same kp_event_t.
  * @param[out] out receives a borrowed event; NULL on failure.
- * @return KP_OK; KP_EINVAL (NULL argument); KP_EUNKNOWN_EVENT (no such name; the message
- *         suggests close names); KP_ENOMEM.
+ * @param name at most 256 bytes; a longer name is refused without being read to its end.
+ * @return KP_OK; KP_EINVAL (NULL argument, name longer than 256 bytes); KP_EUNKNOWN_EVENT
+ *         (no such name; the message suggests close names, for names up to 64 bytes);
+ *         KP_ENOMEM (out of memory, or the sampler already holds 4096 events added this
+ *         way: look the name up in a new sampler).
  * Finding an event does not mean it is available: check kp_event_is_available().
  */
 KP_API int kp_sampler_event_find(const kp_event_t **out, kp_sampler_t *s, const char *name);
