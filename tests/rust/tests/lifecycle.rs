@@ -94,6 +94,8 @@ fn sampler_describes_backend_cpu_and_events() {
                 assert_eq!(sys::kp_event_is_generic(e), 1);
                 assert_eq!(kind, sys::KP_EVENT_SOFTWARE as i32);
                 assert_eq!(sys::kp_event_fixed_counter(e), -1);
+                // The kernel counts software events, kernel mode included.
+                assert_eq!(sys::kp_event_counts_kernel(e), 1);
             }
         }
         assert!(
@@ -131,6 +133,12 @@ fn event_accessors_accept_null() {
         assert_eq!(sys::kp_event_counters_mask(e), 0);
         assert_eq!(sys::kp_event_selector(e), 0);
         assert_eq!(sys::kp_event_fixed_counter(e), -1);
+        assert_eq!(sys::kp_event_counts_kernel(e), -1);
+        let mut off = [0u64; 1];
+        assert_eq!(
+            sys::kp_thread_calibrate(ptr::null_mut(), off.as_mut_ptr(), 1, 0),
+            sys::KP_EINVAL
+        );
         assert_eq!(sys::kp_sampler_backend(ptr::null()), -1);
         assert!(sys::kp_sampler_backend_name(ptr::null()).is_null());
         assert!(sys::kp_sampler_cpu_id(ptr::null()).is_null());
