@@ -68,15 +68,6 @@ TEST_F(Placement, FourEventsForThreeCountersNameTheGroup) {
     expect_counts(s.get(), {"cycles", "branches", "branch-misses", "l1d-load-misses"});
 }
 
-TEST_F(Placement, GenericAndNativeNameForOneFixedCounterConflict) {
-    Sampler s = must_sampler();
-    Thread t;
-    EXPECT_EQ(new_thread(&t, s.get(), {"cycles", "FIXED_CYCLES"}), KP_ECONFLICT);
-    std::string msg = last_message();
-    EXPECT_NE(msg.find("counter 0"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cycles (FIXED_CYCLES)"), std::string::npos) << msg;
-}
-
 TEST_F(Placement, ElevenEventsNeverFit) {
     Sampler s = must_sampler();
     Thread t;
