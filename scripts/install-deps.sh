@@ -14,11 +14,17 @@ packages=(
   openjdk-17-jdk-headless junit5             # Java binding and its JUnit 5 tests
   golang-go                                  # Go binding and its tests
   ruby                                       # runs the Homebrew formula (tests/homebrew)
-  g++-aarch64-linux-gnu qemu-user            # the kperf NEON copy, cross-built and run (tests/kperf)
+  python3-yaml                               # parses .github/workflows/macos.yml (tests/ci)
+  shellcheck                                 # lints scripts/ci/*.sh and scripts/test-on-mac.sh (tests/ci)
 )
 # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   packages+=(cargo rustc)
+fi
+# The libFuzzer targets (scripts/fuzz.sh) need clang with compiler-rt; Swift's toolchain
+# ships one in /opt/swift, otherwise Debian's.
+if [ ! -x /opt/swift/usr/bin/clang++ ]; then
+  packages+=(clang libclang-rt-14-dev)
 fi
 
 missing=()
