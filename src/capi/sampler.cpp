@@ -5,6 +5,7 @@
 #include <string>
 
 #include "capi/guard.hpp"
+#include "core/environment.hpp"
 #include "capi/handles.hpp"
 
 using kpc::fail;
@@ -85,7 +86,11 @@ int kp_sampler_access(const kp_sampler_t *s) {
         if (!s) fail(KP_EINVAL, "kp_sampler_access: sampler is NULL");
         if (s->session->released())
             fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
-        s->session->backend().check_access();
+        try {
+            s->session->backend().check_access();
+        } catch (const kpc::Error &e) {
+            throw kpc::with_environment_note(e);  // an ignored KPC_* variable may explain it
+        }
         return KP_OK;
     });
 }
