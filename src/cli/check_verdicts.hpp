@@ -2,16 +2,14 @@
 // status they add up to. Pure functions of numbers, so the judging is the same everywhere.
 #pragma once
 
+#include "cli/cli_error.hpp"  // kExitCheckFailed, kExitCannotCount
+
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kpc_cli {
 
-// Exit codes of kpc check beyond kExitOk (0), kExitError (1) and kExitUsage (2); distinct
-// from every other code kpc uses (cli_error.hpp).
-constexpr int kExitCheckFailed = 3;  // at least one check failed
-constexpr int kExitCannotCount = 4;  // no check could count anything here
 
 enum class Verdict { pass, fail, cannot_count };
 

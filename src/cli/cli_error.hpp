@@ -12,6 +12,8 @@ enum ExitCode {
     kExitOk = 0,
     kExitError = 1,          // info/list failed
     kExitUsage = 2,          // bad command line
+    kExitCheckFailed = 3,    // kpc check: at least one check failed
+    kExitCannotCount = 4,    // kpc check: no check could count anything here
     kExitStatFailed = 125,   // kpc stat failed before or after running the command
     kExitCannotRun = 126,    // the command exists but could not be executed
     kExitNotFound = 127,     // the command was not found
