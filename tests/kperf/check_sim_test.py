@@ -16,25 +16,21 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sim_cli  # noqa: E402
+from sim_cli import check  # noqa: E402
+
 KPC, KPERF, KPERFDATA = sys.argv[1:4]
 
 
 def run(args, **sim):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("KPSIM_") and not k.startswith("KPC_")}
-    env.update(KPC_BACKEND="kperf", KPC_KPERF_PATH=KPERF, KPC_KPERFDATA_PATH=KPERFDATA)
-    env.update({"KPSIM_" + k: str(v) for k, v in sim.items()})
-    return subprocess.run([KPC] + args, env=env, capture_output=True, text=True, timeout=120)
+    return sim_cli.run(KPC, KPERF, KPERFDATA, args, **sim)
 
 
-def check(cond, what, proc=None):
-    if not cond:
-        detail = "" if proc is None else f"\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-        sys.exit(f"FAIL: {what}{detail}")
-
-
-def kpc_check(**sim):
-    p = run(["check", "--quick", "--json"], **sim)
+def kpc_check(quick=False, **sim):
+    # The full workloads: the simulator's counts follow thread CPU time, whose noise on a
+    # loaded machine is a larger share of --quick's sub-millisecond loops.
+    p = run(["check", "--json"] + (["--quick"] if quick else []), **sim)
     check(p.stderr == "", "kpc check writes nothing to stderr", p)
     report = json.loads(p.stdout)
     check(report["summary"]["exit_status"] == p.returncode, "summary.exit_status is the exit status", p)
@@ -59,7 +55,7 @@ def told_fake(p, r, checks):
           "Apple's fixed instructions count kernel mode; the message says only the slope is judged", p)
     verdict(checks, "branches", "exact", "fail", p)
     ghz = verdict(checks, "cycles", "ghz", "pass", p)
-    check(abs(ghz["values"]["ghz"] - 3.0) < 0.05, f"implied GHz is the simulator's 3.0: {ghz}", p)
+    check(abs(ghz["values"]["ghz"] - 3.0) < 0.15, f"implied GHz is the simulator's 3.0: {ghz}", p)
     for event in ("cycles", "instructions", "branches"):
         verdict(checks, event, "linearity", "pass", p)
         verdict(checks, event, "nonzero", "pass", p)

@@ -12,24 +12,16 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sim_cli  # noqa: E402
+from sim_cli import check  # noqa: E402
+
 KPC, KPERF, KPERFDATA = sys.argv[1:4]
 WORK = ["sh", "-c", "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done"]
 
 
 def run(args, **sim):
-    env = dict(os.environ)
-    for k in list(env):
-        if k.startswith("KPSIM_") or k.startswith("KPC_"):
-            del env[k]
-    env.update(KPC_BACKEND="kperf", KPC_KPERF_PATH=KPERF, KPC_KPERFDATA_PATH=KPERFDATA)
-    env.update({"KPSIM_" + k: str(v) for k, v in sim.items()})
-    return subprocess.run([KPC] + args, env=env, capture_output=True, text=True, timeout=120)
-
-
-def check(cond, what, proc=None):
-    if not cond:
-        detail = "" if proc is None else f"\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-        sys.exit(f"FAIL: {what}{detail}")
+    return sim_cli.run(KPC, KPERF, KPERFDATA, args, **sim)
 
 
 def stat_json(proc):
