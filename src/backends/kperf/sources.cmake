@@ -2,7 +2,6 @@
 # is tested on Linux against the simulator in tests/kperf_sim).
 target_sources(kpc_objects PRIVATE
   backends/kperf/chip.cpp
-  backends/kperf/counter_copy.cpp
   backends/kperf/frameworks.cpp
   backends/kperf/generic_map.cpp
   backends/kperf/kernel_state.cpp

@@ -1,5 +1,7 @@
 #include "backends/kperf/thread_counters.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,16 +46,11 @@ KperfThreadCounters::KperfThreadCounters(const kp_kperf_api_t &api,
     : api_(api), kernel_(std::move(kernel)), session_(session), released_(released),
       prog_(std::move(prog)) {
     n_ = prog_.index.size();
-    if (n_ <= KP_KPC_MAX_COUNTERS)
-        for (size_t i = 0; i < n_; ++i) hot_.copy.index[i] = prog_.index[i];
-    // Decided once per handle, from the count and the slots: the copy's routine is the
-    // dispatch (counter_copy.hpp).
-    hot_.copy_fn = select_copy(hot_.copy, n_, simd_copy_available());
-    if (!hot_.copy_fn)  // n_ outside 1..KP_KPC_MAX_COUNTERS
+    if (n_ == 0 || n_ > KP_KPC_MAX_COUNTERS)
         fail(KP_ERROR, "kperf: internal error: " + std::to_string(n_) +
                            " counters for one kp_thread_t (1 to 32 fit); please report this");
+    for (size_t i = 0; i < n_; ++i) hot_.copy.index[i] = prog_.index[i];
     hot_.read_fn = stopped_read;
-    hot_.self = this;
 }
 
 KperfThreadCounters::~KperfThreadCounters() {
@@ -66,27 +63,41 @@ KperfThreadCounters::~KperfThreadCounters() {
 
 int KperfThreadCounters::fetch() noexcept {
     if (api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
-    int err = errno;
-    if (err != EINVAL) return err;
-    // The first call on a thread may find no buffer yet; the kernel allocates it on the
-    // way back to user space, so one retry is enough.
-    if (api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) return 0;
     return errno;
+}
+
+int KperfThreadCounters::fetch_claiming_buffer() noexcept {
+    int err = fetch();
+    // EINVAL: this thread has no counter buffer yet. XNU gives one at the thread's next
+    // context switch, or to a thread that enables thread counting itself, and a failed
+    // read allocates nothing, so retrying at once fails too (kpc_thread.c). Enable it from
+    // this thread, then, if a kernel still holds back, let a short sleep switch it out.
+    for (int attempt = 0; err == EINVAL && attempt < kBufferAttempts; ++attempt) {
+        if (attempt == 0) {
+            if (int claim = kernel_->claim_thread_buffer(api_)) return claim;
+        } else {
+            usleep(100);
+        }
+        err = fetch();
+    }
+    return err;
 }
 
 void KperfThreadCounters::start() {
     if (running_) return;
     kernel_->start(api_, this, session_, released_, prog_);
-    int err = fetch();
-    if (err == EINVAL) {
-        // Still no buffer: the kernel starts this thread's counters from zero once it has one.
-        std::memset(hot_.copy.buf, 0, sizeof hot_.copy.buf);
-    } else if (err != 0) {
+    if (int err = fetch_claiming_buffer()) {
         try {
             kernel_->stop(api_, this);
         } catch (...) {
             // The read failure is the error to report.
         }
+        if (err == EINVAL)
+            fail(KP_EKERNEL,
+                 "kperf: the kernel gave this thread no counter buffer (kpc_get_thread_counters "
+                 "kept failing with EINVAL after the thread enabled thread counting itself); "
+                 "please report this with the output of 'kpc check'",
+                 err);
         throw_kpc("kpc_get_thread_counters", err);
     }
     for (size_t i = 0; i < n_; ++i) {
@@ -125,16 +136,10 @@ int KperfThreadCounters::read(uint64_t *values, uint8_t *complete, uint64_t *ena
 }
 
 int KperfThreadCounters::read_values(uint64_t *values) noexcept {
-    // Address the block through a pointer the compiler cannot relate to `this` (the
-    // empty asm), so it keeps one register across the call instead of `this` and the
-    // buffer's address; `values` and `this` wait in the block for the same reason.
-    Hot *h = &hot_;
-    asm("" : "+r"(h));
-    h->copy.out = values;
-    if (__builtin_expect(h->read_fn(0, KP_KPC_MAX_COUNTERS, h->copy.buf) != 0, 0))
-        return h->self->read_after_failure(h->copy.out);
-    // values[i] = buf[index[i]] + offset[i] for exactly n_ events, as a tail call.
-    return h->copy_fn(&h->copy);
+    if (__builtin_expect(hot_.read_fn(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) != 0, 0))
+        return read_after_failure(values);
+    copy_counters(hot_.copy, n_, values);
+    return KP_OK;
 }
 
 __attribute__((noinline)) int KperfThreadCounters::read_after_failure(uint64_t *values) noexcept {
@@ -144,8 +149,7 @@ __attribute__((noinline)) int KperfThreadCounters::read_after_failure(uint64_t *
     }
     int err = errno;
     if (err == EINVAL && api_.kpc_get_thread_counters(0, KP_KPC_MAX_COUNTERS, hot_.copy.buf) == 0) {
-        for (size_t i = 0; i < n_; ++i)
-            values[i] = hot_.copy.buf[hot_.copy.index[i]] + hot_.copy.offset[i];
+        copy_counters(hot_.copy, n_, values);
         return KP_OK;
     }
     if (err == EINVAL) err = errno;

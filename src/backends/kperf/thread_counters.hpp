@@ -22,7 +22,7 @@ public:
     KperfThreadCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
                         const void *session, const std::atomic<bool> &released, KpcProgram prog);
     ~KperfThreadCounters() override;
-    KperfThreadCounters(const KperfThreadCounters &) = delete;  // hot_.self points here
+    KperfThreadCounters(const KperfThreadCounters &) = delete;  // KernelState keys on `this`
     KperfThreadCounters &operator=(const KperfThreadCounters &) = delete;
     void start() override;
     void stop() override;
@@ -32,9 +32,11 @@ public:
     int read_values(uint64_t *values) noexcept override;
 
 private:
-    // kpc_get_thread_counters into hot_.buf, retrying once on EINVAL (the kernel allocates
-    // a thread's buffer lazily). Returns 0 or the errno.
+    // kpc_get_thread_counters into hot_.copy.buf. Returns 0 or the errno.
     int fetch() noexcept;
+    // fetch(), first giving this thread a counter buffer if it has none (start()).
+    int fetch_claiming_buffer() noexcept;
+    static constexpr int kBufferAttempts = 4;
     // read_values() when the framework call failed or the handle is stopped.
     int read_after_failure(uint64_t *values) noexcept;
 
@@ -48,20 +50,12 @@ private:
     uint64_t base_[KP_KPC_MAX_COUNTERS] = {};   // counter values at the last start
     uint64_t total_[KP_KPC_MAX_COUNTERS] = {};  // accumulated over finished intervals
 
-    // Everything read_values() touches, in one block that starts with the framework's
-    // buffer: the buffer's address, passed to the framework, is then the one register
-    // read_values() keeps across that call to reach the rest.
+    // What read_values() touches: the framework's buffer and what the copy adds to it.
     struct Hot {
-        // buf (first), offset = total_ - base_ (mod 2^64), index, out, and on AArch64 the
-        // NEON copy's shuffle tables
-        CopyBlock copy;
+        CopyBlock copy;  // buf, offset = total_ - base_ (mod 2^64), index
         // kpc_get_thread_counters while running; while stopped, a stub that fails without
         // calling anything. The one load that picks the function also tells the state.
         int (*read_fn)(uint32_t, uint32_t, uint64_t *) = nullptr;
-        // The straight-line copy for n_ events (SIMD where it is shorter: AVX2 or NEON),
-        // chosen at construction: the only dispatch on the number of events.
-        CopyFn copy_fn = nullptr;
-        KperfThreadCounters *self = nullptr;  // for read_values()'s slow path
     } hot_;
 };
 
