@@ -18,7 +18,8 @@ install(TARGETS kpc EXPORT kpcTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/kpc
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   COMPONENT Development
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h"
+  PATTERN "*.hpp")  # kpc/benchmark.hpp: the header-only Google Benchmark integration
 
 install(EXPORT kpcTargets
   NAMESPACE kpc::

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config python3   # build
   libgtest-dev libgmock-dev                  # C++ tests
+  libbenchmark-dev                           # kpc/benchmark.hpp's test (tests/benchmark)
   libpfm4-dev                                # native Linux PMU event names (optional feature)
   linux-perf                                 # kpc stat is checked against perf stat
   valgrind                                   # callgrind instruction counts (bench/)

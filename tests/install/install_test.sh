@@ -52,7 +52,7 @@ fi
 case "$KPC_LIBDIR" in /*) libdir="$KPC_LIBDIR" ;; *) libdir="$prefix/$KPC_LIBDIR" ;; esac
 case "$KPC_INCLUDEDIR" in /*) incdir="$KPC_INCLUDEDIR" ;; *) incdir="$prefix/$KPC_INCLUDEDIR" ;; esac
 
-for h in "$KPC_SOURCE_DIR"/include/kpc/*.h; do
+for h in "$KPC_SOURCE_DIR"/include/kpc/*.h "$KPC_SOURCE_DIR"/include/kpc/*.hpp; do
   [ -f "$incdir/kpc/$(basename "$h")" ] || fail "header kpc/$(basename "$h") not installed in $incdir"
 done
 for f in LICENSE LICENSE-MIT LICENSE-APACHE; do
