@@ -280,10 +280,9 @@ TEST_F(OnM1, CalibrationMeasuresTheKernelWorkOfARead) {
     ASSERT_EQ(kp_thread_start(t.get()), KP_OK);
     uint64_t off[2] = {};
     ASSERT_EQ(kp_thread_calibrate(t.get(), off, 2, 50), KP_OK) << last_message();
-    // The simulator adds the user time between the two reads (a few microseconds of CPU
-    // time at 6 instructions per ns) to both; only the fixed counter adds the kernel work.
+    // The simulator adds the user time between the two reads (microseconds of CPU time at
+    // 6 instructions per ns, more in sanitizer builds) to both; only the fixed counter adds
+    // the kernel work, so the fixed offset exceeds the user-only one by about per_read.
     EXPECT_GE(off[0], per_read);
-    EXPECT_LT(off[0], per_read + 50000);
-    EXPECT_LT(off[1], 50000u);
-    if (per_read > 50000) EXPECT_LT(off[1], off[0]);
+    EXPECT_GE(off[0] + 1000, off[1] + per_read);
 }
