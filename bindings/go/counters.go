@@ -38,6 +38,7 @@ type Counters struct {
 	h         ckpc.Kp_thread // nil once closed
 	events    []Event        // copied at creation
 	createdOn int            // OS thread id, for error messages
+	buf       sampleBuffer   // Sample's values, in C memory (sample_cgo.go)
 }
 
 // NewCounters prepares the named events (generic such as "cycles", "task-clock", or native)
@@ -70,8 +71,8 @@ func (s *Sampler) NewCounters(names ...string) (*Counters, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Counters{h: t, createdOn: createdOn}
 	n := ckpc.Kp_thread_event_count(t)
+	c := &Counters{h: t, createdOn: createdOn, buf: newSampleBuffer(int(n))}
 	c.events = make([]Event, 0, n)
 	for i := int64(0); i < n; i++ {
 		c.events = append(c.events, eventFrom(ckpc.Kp_thread_event_at(t, i)))
@@ -86,6 +87,7 @@ func (c *Counters) free() {
 		ckpc.Kp_thread_free(c.h)
 		c.h = nil
 	}
+	c.buf.free()
 }
 
 // Close stops counting and frees the native handle (kp_thread_free). It may be called from
@@ -97,6 +99,7 @@ func (c *Counters) Close() error {
 	if c.h != nil {
 		ckpc.Kp_thread_free(c.h)
 		c.h = nil
+		c.buf.free()
 		runtime.SetFinalizer(c, nil)
 	}
 	return nil
@@ -192,7 +195,7 @@ func (c *Counters) Sample(dst []uint64) ([]uint64, error) {
 	}
 	out = out[:start+n]
 	runtime.LockOSThread()
-	rc := ckpc.Kp_thread_sample(c.h, out[start:], int64(n))
+	rc := c.buf.sample(c.h.Swigcptr(), out[start:])
 	var err *Error
 	if rc != 0 {
 		err = c.failure(rc)

@@ -3,16 +3,22 @@
 
 Subcommands (all run in the module directory given by --dir):
 
-  build  --go GO --gofmt GOFMT --prefixes P1,P2,...
+  build  --go GO --gofmt GOFMT --prefixes P1,P2,... [--package DIR=P1,P2 ...]
          The fixture every go_* test needs: gofmt check of the hand-written files, go vet,
          go build, compiling the tests, and a check that every Test/Example function matches
-         one of the prefixes CTest runs (so a new test cannot silently go unregistered).
+         one of the prefixes CTest runs (so a new test cannot silently go unregistered):
+         --prefixes for the package in --dir, --package for a subpackage (e.g. kpcbench).
 
   test   --go GO --run REGEX
          `go test -count=1 -v -json -run REGEX .`, printed as plain -v output. Fails if go
          test fails or if REGEX matched no test; if it passed but some test called t.Skip,
          prints the reasons and exits 77 so that CTest (SKIP_RETURN_CODE 77) reports the
          test as skipped rather than passed.
+
+  bench  --go GO --bench REGEX --metric UNIT
+         `go test -run ^$ -bench REGEX -benchtime 200x .`; every result line whose name
+         carries pages=N must report UNIT (e.g. page-faults/op) within 20 % of N, and at
+         least two such lines must appear (kpcbench's page-touching example).
 
   fresh  --generate SCRIPT --out TMPDIR --committed DIR
          Regenerates the SWIG output into TMPDIR with bindings/go/generate.sh and fails if it
@@ -48,7 +54,7 @@ def cmd_build(a):
         print("not gofmt-formatted (run `gofmt -w` on them):\n" + unformatted.stdout)
         return 1
     steps = [
-        [a.go, "vet", ".", "./examples/..."],
+        [a.go, "vet", ".", "./examples/..."] + ["./" + p.split("=")[0] for p in a.package],
         # SWIG's generated string helper converts a uintptr to unsafe.Pointer by design.
         [a.go, "vet", "-unsafeptr=false", "./internal/ckpc"],
         [a.go, "build", "./..."],
@@ -58,20 +64,25 @@ def cmd_build(a):
         rc = run(cmd)
         if rc != 0:
             return rc
-    listed = subprocess.run([a.go, "test", "-list", ".*", "."], capture_output=True, text=True)
-    if listed.returncode != 0:
-        print(listed.stdout + listed.stderr)
-        return listed.returncode
-    prefixes = [p for p in a.prefixes.split(",") if p]
-    names = [l.strip() for l in listed.stdout.splitlines()
-             if re.match(r"^(Test|Example|Benchmark|Fuzz)\w*$", l.strip())]
-    orphans = [n for n in names if not n.startswith("Benchmark")
-               and not any(n.startswith(p) for p in prefixes)]
-    if orphans:
-        print("these Go tests match no CTest test (prefixes %s); rename them or register a "
-              "prefix in bindings/go/CMakeLists.txt: %s" % (", ".join(prefixes), ", ".join(orphans)))
-        return 1
-    print("%d Go tests and examples, each covered by a CTest test" % len(names))
+    total = 0
+    for pkg, prefixes in [(".", a.prefixes)] + [("./" + p.split("=")[0], p.split("=")[1])
+                                               for p in a.package]:
+        listed = subprocess.run([a.go, "test", "-list", ".*", pkg], capture_output=True, text=True)
+        if listed.returncode != 0:
+            print(listed.stdout + listed.stderr)
+            return listed.returncode
+        prefixes = [p for p in prefixes.split(",") if p]
+        names = [l.strip() for l in listed.stdout.splitlines()
+                 if re.match(r"^(Test|Example|Benchmark|Fuzz)\w*$", l.strip())]
+        orphans = [n for n in names if not any(n.startswith(p) for p in prefixes)
+                   and not (pkg == "." and n.startswith("Benchmark"))]
+        if orphans:
+            print("these Go tests of package %s match no CTest test (prefixes %s); rename them or "
+                  "register a prefix in bindings/go/CMakeLists.txt: %s"
+                  % (pkg, ", ".join(prefixes), ", ".join(orphans)))
+            return 1
+        total += len(names)
+    print("%d Go tests, examples and benchmarks, each covered by a CTest test" % total)
     return 0
 
 
@@ -110,6 +121,38 @@ def cmd_test(a):
                        if l.strip() and not l.startswith(("=== ", "--- "))]
             print("  SKIPPED %s: %s" % (t, " ".join(r.strip() for r in reasons) or "(no reason given)"))
         return SKIP_CODE
+    return 0
+
+
+def cmd_bench(a):
+    cmd = [a.go, "test", "-count=1", "-run", "^$", "-bench", a.bench, "-benchtime", "200x", "."]
+    print("+ " + " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    sys.stdout.write(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        return proc.returncode
+    checked, bad = 0, []
+    for line in proc.stdout.splitlines():
+        name = re.match(r"^(Benchmark\S*pages=(\d+)\S*)\s+\d+\s", line)
+        if not name:
+            continue
+        pages = int(name.group(2))
+        m = re.search(r"\s([0-9.e+-]+) %s(\s|$)" % re.escape(a.metric), line)
+        if not m:
+            bad.append("%s reports no %s (is the event logged as not countable above?)"
+                       % (name.group(1), a.metric))
+            continue
+        value = float(m.group(1))
+        checked += 1
+        if not 0.8 * pages <= value <= 1.2 * pages:
+            bad.append("%s: %s = %g, want %d +- 20 %%" % (name.group(1), a.metric, value, pages))
+    if checked < 2 and not bad:
+        bad.append("expected at least two pages=N results with %s, found %d" % (a.metric, checked))
+    for b in bad:
+        print("FAIL: " + b)
+    if bad:
+        return 1
+    print("%d benchmarks report %s within 20 %% of their page count" % (checked, a.metric))
     return 0
 
 
@@ -166,11 +209,14 @@ def cmd_readme(a):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["build", "test", "fresh", "readme"])
+    p.add_argument("command", choices=["build", "test", "bench", "fresh", "readme"])
     p.add_argument("--dir", help="module directory to run in")
     p.add_argument("--go")
     p.add_argument("--gofmt")
     p.add_argument("--prefixes", default="")
+    p.add_argument("--package", action="append", default=[], help="DIR=P1,P2: a subpackage's prefixes")
+    p.add_argument("--bench")
+    p.add_argument("--metric")
     p.add_argument("--run")
     p.add_argument("--generate")
     p.add_argument("--out")
@@ -180,7 +226,8 @@ def main():
     a = p.parse_args()
     if a.dir:
         os.chdir(a.dir)
-    return {"build": cmd_build, "test": cmd_test, "fresh": cmd_fresh, "readme": cmd_readme}[a.command](a)
+    return {"build": cmd_build, "test": cmd_test, "bench": cmd_bench, "fresh": cmd_fresh,
+            "readme": cmd_readme}[a.command](a)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,159 @@
+// Package kpcbench reports libkpc counters per operation from Go benchmarks (testing.B).
+//
+//	func BenchmarkParse(b *testing.B) {
+//		in := makeInput()                             // setup: not counted
+//		kpcbench.Open(b, "page-faults", "task-clock") // counting starts here
+//		for i := 0; i < b.N; i++ {
+//			parse(in)
+//		}
+//	}                                                 // reports page-faults/op, task-clock/op
+//
+// Open locks the benchmark's goroutine to its OS thread, starts the counters on that
+// thread and resets the benchmark timer, so the time and the counts cover the same code.
+// When the benchmark function returns (b.Cleanup), it samples again and reports each
+// event's difference divided by b.N through b.ReportMetric as "<event>/op", then closes
+// the counters and unlocks the thread.
+//
+// What is counted: only the OS thread of the goroutine that called Open, from Open until
+// the benchmark function returns. Not counted: setup before Open (b.ResetTimer does not
+// reset the counters, so call Open after the setup); other goroutines, including those
+// the benchmark starts and the goroutines of b.RunParallel, which run on other threads;
+// the Go runtime's own threads (the garbage collector's background workers, for one).
+// There is no process-wide counting in libkpc yet, so a parallel benchmark cannot be
+// counted as a whole.
+//
+// An event that cannot be counted here (unknown, or no hardware PMU, as in most virtual
+// machines) is logged with libkpc's reason (b.Logf) and skipped: the benchmark still runs
+// and reports the other events. The counters come from one Sampler per process, opened on
+// first use with the default backend ($KPC_BACKEND, else the platform's own).
+package kpcbench
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"unicode"
+
+	kpc "github.com/libkpc/libkpc/bindings/go"
+)
+
+// Open starts counting events on the calling benchmark's goroutine; see the package
+// documentation. Call it once per benchmark function, after the setup and before the loop.
+func Open(b *testing.B, events ...string) {
+	b.Helper()
+	open(b, func() int { return b.N }, events)
+	b.ResetTimer()
+}
+
+// bench is what Open uses of *testing.B (a fake in the tests).
+type bench interface {
+	Helper()
+	Logf(format string, args ...any)
+	Cleanup(func())
+	ReportMetric(n float64, unit string)
+}
+
+var (
+	samplerOnce sync.Once
+	sampler     *kpc.Sampler
+	samplerErr  error
+)
+
+// processSampler opens the process's Sampler on first use; it stays open until the process
+// exits (on Apple only one sampler may hold the counters).
+func processSampler() (*kpc.Sampler, error) {
+	samplerOnce.Do(func() { sampler, samplerErr = kpc.NewSampler(nil) })
+	return sampler, samplerErr
+}
+
+func open(b bench, n func() int, events []string) {
+	b.Helper()
+	if len(events) == 0 {
+		b.Logf("kpcbench.Open: no events given, nothing counted; name some, e.g. kpcbench.Open(b, \"task-clock\")")
+		return
+	}
+	s, err := processSampler()
+	if err != nil {
+		b.Logf("kpcbench: counting nothing, libkpc could not start: %v", err)
+		return
+	}
+	runtime.LockOSThread()
+	b.Cleanup(runtime.UnlockOSThread) // runs last: cleanups run in reverse order
+	c, names := newCounters(b, s, events)
+	if c == nil {
+		return
+	}
+	b.Cleanup(func() { c.Close() })
+	if err := c.Start(); err != nil {
+		b.Logf("kpcbench: counting nothing, kpc.Counters.Start failed: %v", err)
+		return
+	}
+	before, err := c.Sample(nil)
+	if err != nil {
+		b.Logf("kpcbench: counting nothing, kpc.Counters.Sample failed: %v", err)
+		return
+	}
+	after := make([]uint64, 0, len(before))
+	b.Cleanup(func() {
+		after, err := c.Sample(after)
+		if err != nil {
+			b.Logf("kpcbench: no counts reported, kpc.Counters.Sample failed: %v", err)
+			return
+		}
+		ops := n()
+		if ops < 1 {
+			ops = 1
+		}
+		for i, name := range names {
+			b.ReportMetric(float64(after[i]-before[i])/float64(ops), unit(name))
+		}
+	})
+}
+
+// newCounters opens the events on the calling thread, dropping (and logging) those that
+// cannot be counted here. It returns nil when none is left. names are the events counted,
+// in the order of the Counters' values.
+func newCounters(b bench, s *kpc.Sampler, events []string) (*kpc.Counters, []string) {
+	b.Helper()
+	c, err := s.NewCounters(events...)
+	if err == nil {
+		return c, events
+	}
+	// Find out which events fail on their own; log those and retry with the rest.
+	var ok []string
+	for _, e := range events {
+		one, err := s.NewCounters(e)
+		if err != nil {
+			b.Logf("kpcbench: not counting %q: %v", e, err)
+			continue
+		}
+		one.Close()
+		ok = append(ok, e)
+	}
+	if len(ok) == 0 {
+		return nil, nil
+	}
+	c, err = s.NewCounters(ok...)
+	if err != nil {
+		what := "together"
+		if errors.Is(err, kpc.ErrConflict) {
+			what = "together (too many for the hardware counters: count fewer at a time)"
+		}
+		b.Logf("kpcbench: counting nothing, events %q cannot be counted %s: %v", ok, what, err)
+		return nil, nil
+	}
+	return c, ok
+}
+
+// unit is the metric name of an event: "<event>/op", whitespace replaced by '_' (which
+// ReportMetric does not accept).
+func unit(event string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, event) + "/op"
+}
