@@ -20,7 +20,10 @@
 // the benchmark starts and the goroutines of b.RunParallel, which run on other threads;
 // the Go runtime's own threads (the garbage collector's background workers, for one).
 // There is no process-wide counting in libkpc yet, so a parallel benchmark cannot be
-// counted as a whole.
+// counted as a whole. Counted although not the benchmark's: testing's bookkeeping between
+// the function's return and the cleanups (b.StopTimer reads the memory statistics, some
+// 10-20 µs of task-clock per run here) and half of each of the two samples; b.N divides
+// them, so they vanish at the default -benchtime but show with -benchtime 1x.
 //
 // An event that cannot be counted here (unknown, or no hardware PMU, as in most virtual
 // machines) is logged with libkpc's reason (b.Logf) and skipped: the benchmark still runs
@@ -30,6 +33,7 @@ package kpcbench
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -44,15 +48,29 @@ import (
 func Open(b *testing.B, events ...string) {
 	b.Helper()
 	open(b, func() int { return b.N }, events)
-	b.ResetTimer()
 }
 
 // bench is what Open uses of *testing.B (a fake in the tests).
 type bench interface {
 	Helper()
+	Name() string
 	Logf(format string, args ...any)
 	Cleanup(func())
 	ReportMetric(n float64, unit string)
+	ResetTimer()
+}
+
+// logged holds the messages already logged per benchmark: testing runs a benchmark
+// function several times (growing b.N) and prints the logs of every run, so each reason
+// is logged once.
+var logged sync.Map
+
+func logOnce(b bench, format string, args ...any) {
+	b.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if _, seen := logged.LoadOrStore(b.Name()+"\x00"+msg, true); !seen {
+		b.Logf("%s", msg)
+	}
 }
 
 var (
@@ -71,12 +89,12 @@ func processSampler() (*kpc.Sampler, error) {
 func open(b bench, n func() int, events []string) {
 	b.Helper()
 	if len(events) == 0 {
-		b.Logf("kpcbench.Open: no events given, nothing counted; name some, e.g. kpcbench.Open(b, \"task-clock\")")
+		logOnce(b, "kpcbench.Open: no events given, nothing counted; name some, e.g. kpcbench.Open(b, \"task-clock\")")
 		return
 	}
 	s, err := processSampler()
 	if err != nil {
-		b.Logf("kpcbench: counting nothing, libkpc could not start: %v", err)
+		logOnce(b, "kpcbench: counting nothing, libkpc could not start: %v", err)
 		return
 	}
 	runtime.LockOSThread()
@@ -87,19 +105,22 @@ func open(b bench, n func() int, events []string) {
 	}
 	b.Cleanup(func() { c.Close() })
 	if err := c.Start(); err != nil {
-		b.Logf("kpcbench: counting nothing, kpc.Counters.Start failed: %v", err)
+		logOnce(b, "kpcbench: counting nothing, kpc.Counters.Start failed: %v", err)
 		return
 	}
+	// Reset the timer before the first sample, not after: ResetTimer reads the memory
+	// statistics (it stops the world), which would otherwise be counted.
+	b.ResetTimer()
 	before, err := c.Sample(nil)
 	if err != nil {
-		b.Logf("kpcbench: counting nothing, kpc.Counters.Sample failed: %v", err)
+		logOnce(b, "kpcbench: counting nothing, kpc.Counters.Sample failed: %v", err)
 		return
 	}
 	after := make([]uint64, 0, len(before))
 	b.Cleanup(func() {
 		after, err := c.Sample(after)
 		if err != nil {
-			b.Logf("kpcbench: no counts reported, kpc.Counters.Sample failed: %v", err)
+			logOnce(b, "kpcbench: no counts reported, kpc.Counters.Sample failed: %v", err)
 			return
 		}
 		ops := n()
@@ -126,7 +147,7 @@ func newCounters(b bench, s *kpc.Sampler, events []string) (*kpc.Counters, []str
 	for _, e := range events {
 		one, err := s.NewCounters(e)
 		if err != nil {
-			b.Logf("kpcbench: not counting %q: %v", e, err)
+			logOnce(b, "kpcbench: not counting %q: %v", e, err)
 			continue
 		}
 		one.Close()
@@ -141,7 +162,7 @@ func newCounters(b bench, s *kpc.Sampler, events []string) (*kpc.Counters, []str
 		if errors.Is(err, kpc.ErrConflict) {
 			what = "together (too many for the hardware counters: count fewer at a time)"
 		}
-		b.Logf("kpcbench: counting nothing, events %q cannot be counted %s: %v", ok, what, err)
+		logOnce(b, "kpcbench: counting nothing, events %q cannot be counted %s: %v", ok, what, err)
 		return nil, nil
 	}
 	return c, ok

@@ -19,13 +19,16 @@ type fakeBench struct {
 	logs     []string
 	cleanups []func()
 	metrics  map[string]float64
+	resets   int
 }
 
 func newFake(t *testing.T) *fakeBench {
 	return &fakeBench{t: t, metrics: map[string]float64{}}
 }
 
-func (f *fakeBench) Helper() {}
+func (f *fakeBench) Helper()      {}
+func (f *fakeBench) Name() string { return f.t.Name() }
+func (f *fakeBench) ResetTimer()  { f.resets++ }
 func (f *fakeBench) Logf(format string, args ...any) {
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
 }
@@ -146,6 +149,19 @@ func TestOpenSkipsUnavailable(t *testing.T) {
 		}
 	}
 	t.Logf("logged: %q", f.logs)
+}
+
+// testing runs a benchmark function once per b.N it tries; a reason is logged only once.
+func TestOpenLogsOnce(t *testing.T) {
+	f := newFake(t)
+	for run := 0; run < 3; run++ {
+		open(f, func() int { return 1 }, []string{"no-such-event", "task-clock"})
+		f.finish()
+	}
+	if len(f.logs) != 1 || f.resets != 3 {
+		t.Errorf("3 runs: %d log lines %q and %d timer resets, want 1 line and 3 resets",
+			len(f.logs), f.logs, f.resets)
+	}
 }
 
 func TestOpenNothingCountable(t *testing.T) {
