@@ -207,6 +207,40 @@ func (c *Counters) Sample(dst []uint64) ([]uint64, error) {
 	return out, nil
 }
 
+// Calibrate measures what an empty measured region costs each event on this thread
+// (kp_thread_calibrate): over rounds pairs of back-to-back samples (0 means 100, at most
+// 1000000), the smallest difference per event, in the order of Sample's values. Subtract
+// offsets[i] from a measured difference (clamping at 0) to remove the cost of sampling
+// itself; it matters for short regions, and on Apple, where every read adds the kernel's
+// work to the fixed counters. Not for multiplexed events (see SampleFull). The counters
+// must be started. Must run on the creating OS thread.
+//
+// Errors: ErrInvalid (rounds out of range), ErrWrongThread, ErrState (not started, or
+// sampler released), ErrKernel; an error wrapping ErrClosed after Close.
+func (c *Counters) Calibrate(rounds int) ([]uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return nil, closedError("Counters.Calibrate")
+	}
+	if rounds < 0 || rounds > 1000000 {
+		return nil, &Error{Status: ErrInvalid, Message: "kpc: Counters.Calibrate: rounds " +
+			strconv.Itoa(rounds) + " is out of range; use 1 to 1000000, or 0 for the default 100"}
+	}
+	offsets := make([]uint64, len(c.events))
+	runtime.LockOSThread()
+	rc := c.buf.calibrate(c.h.Swigcptr(), offsets, uint32(rounds))
+	var err *Error
+	if rc != 0 {
+		err = c.failure(rc)
+	}
+	runtime.UnlockOSThread()
+	if err != nil {
+		return nil, err
+	}
+	return offsets, nil
+}
+
 // FullSample is the result of SampleFull.
 type FullSample struct {
 	// Values are the running totals, in the order given to NewCounters.

@@ -1,6 +1,6 @@
 package kpc
 
-// The hot path of Counters.Sample, written with cgo directly instead of through the
+// The hot path of Counters.Sample (and Counters.Calibrate, which shares its buffer), written with cgo directly instead of through the
 // SWIG-generated ckpc.Kp_thread_sample (bindings/go/README.md, "The cost of a sample").
 // Two things are taken out of each call:
 //
@@ -20,6 +20,11 @@ package kpc
 
 static inline int kpgo_sample(uintptr_t t, uint64_t *values, size_t count) {
 	return kp_thread_sample((kp_thread_t *)t, values, count);
+}
+
+static inline int kpgo_calibrate(uintptr_t t, uint64_t *offsets, size_t count,
+                                 unsigned int rounds) {
+	return kp_thread_calibrate((kp_thread_t *)t, offsets, count, rounds);
 }
 */
 import "C"
@@ -54,6 +59,16 @@ func (b *sampleBuffer) free() {
 // values into dst (len(dst) == b.n). Returns libkpc's status.
 func (b *sampleBuffer) sample(h uintptr, dst []uint64) int {
 	rc := int(C.kpgo_sample(C.uintptr_t(h), b.p, C.size_t(b.n)))
+	if rc == 0 {
+		copy(dst, unsafe.Slice((*uint64)(unsafe.Pointer(b.p)), b.n))
+	}
+	return rc
+}
+
+// calibrate runs kp_thread_calibrate on handle h into the buffer and, on success, copies
+// the offsets into dst (len(dst) == b.n). Returns libkpc's status.
+func (b *sampleBuffer) calibrate(h uintptr, dst []uint64, rounds uint32) int {
+	rc := int(C.kpgo_calibrate(C.uintptr_t(h), b.p, C.size_t(b.n), C.uint(rounds)))
 	if rc == 0 {
 		copy(dst, unsafe.Slice((*uint64)(unsafe.Pointer(b.p)), b.n))
 	}
