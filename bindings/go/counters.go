@@ -144,15 +144,17 @@ func (c *Counters) control(op string, f func(ckpc.Kp_thread) int) error {
 	if c.h == nil {
 		return closedError(op)
 	}
+	return c.call(func() int { return f(c.h) })
+}
+
+// call runs a counting call and, when it fails, reads its error on the same OS thread
+// (LockOSThread nests, so a caller's own lock is kept). The caller holds c.mu. Sample
+// spells this out instead, to keep the closure off its hot path.
+func (c *Counters) call(f func() int) error {
 	runtime.LockOSThread()
-	rc := f(c.h)
-	var err *Error
-	if rc != 0 {
-		err = c.failure(rc)
-	}
-	runtime.UnlockOSThread()
-	if err != nil {
-		return err
+	defer runtime.UnlockOSThread()
+	if rc := f(); rc != 0 {
+		return c.failure(rc)
 	}
 	return nil
 }
@@ -228,14 +230,7 @@ func (c *Counters) Calibrate(rounds int) ([]uint64, error) {
 			strconv.Itoa(rounds) + " is out of range; use 1 to 1000000, or 0 for the default 100"}
 	}
 	offsets := make([]uint64, len(c.events))
-	runtime.LockOSThread()
-	rc := c.buf.calibrate(c.h.Swigcptr(), offsets, uint32(rounds))
-	var err *Error
-	if rc != 0 {
-		err = c.failure(rc)
-	}
-	runtime.UnlockOSThread()
-	if err != nil {
+	if err := c.call(func() int { return c.buf.calibrate(c.h.Swigcptr(), offsets, uint32(rounds)) }); err != nil {
 		return nil, err
 	}
 	return offsets, nil
@@ -268,14 +263,9 @@ func (c *Counters) SampleFull() (FullSample, error) {
 	values := make([]uint64, n)
 	complete := make([]byte, n)
 	var enabled, running uint64
-	runtime.LockOSThread()
-	rc := ckpc.Kp_thread_sample_full(c.h, values, complete, int64(n), &enabled, &running)
-	var err *Error
-	if rc != 0 {
-		err = c.failure(rc)
-	}
-	runtime.UnlockOSThread()
-	if err != nil {
+	if err := c.call(func() int {
+		return ckpc.Kp_thread_sample_full(c.h, values, complete, int64(n), &enabled, &running)
+	}); err != nil {
 		return FullSample{}, err
 	}
 	fs := FullSample{
