@@ -17,6 +17,7 @@ packages=(
   ruby                                       # runs the Homebrew formula (tests/homebrew)
   python3-yaml                               # parses .github/workflows/macos.yml (tests/ci)
   shellcheck                                 # lints scripts/ci/*.sh and scripts/test-on-mac.sh (tests/ci)
+  python3-pytest python3-pytest-benchmark python3-pip python3-setuptools python3-wheel  # Python binding (bindings/python)
 )
 # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
 if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then

@@ -1,0 +1,29 @@
+"""libkpc: per-thread CPU performance counters (cycles, instructions, page faults, ...).
+
+    import libkpc
+    with libkpc.Sampler() as sampler, sampler.counters("task-clock", "page-faults") as c:
+        with c.measure() as m:
+            work()
+        print(m.as_dict())
+
+Pure Python over ctypes; the C library is found through KPC_LIBRARY, a copy bundled in the
+package, or the system's library path (see libkpc._native). Counters count only the
+thread that created them. Every failure raises KpcError with the status and libkpc's message.
+"""
+from ._native import LibraryNotFoundError, library_path
+from .counters import Counters, Sample
+from .errors import KpcError, Status
+from .event import Event, EventKind
+from .measure import Measurement
+from .sampler import Backend, Sampler
+
+__all__ = [
+    "Backend", "Counters", "Event", "EventKind", "KpcError", "LibraryNotFoundError",
+    "Measurement", "Sample", "Sampler", "Status", "library_path", "version",
+]
+
+
+def version():
+    """The loaded C library's version string (kp_version_string)."""
+    from . import _native
+    return _native.text(_native.lib().kp_version_string())
