@@ -1,9 +1,9 @@
 """Counters: a set of events counted on the thread that created it (kp_thread_t)."""
 import collections
 import ctypes
-import threading
 
 from . import _native
+from ._handle import OwnedHandle
 from .errors import check
 from .event import Event
 from .measure import Measurement
@@ -13,7 +13,7 @@ Sample.__doc__ = """A full sample: running totals, per event whether it was on a
 whole time (False: multiplexed, the value covers time_running_ns of time_enabled_ns)."""
 
 
-class Counters:
+class Counters(OwnedHandle):
     """Events counted on one OS thread: the thread that called ``Sampler.counters()``.
 
     :meth:`start`, :meth:`stop`, :meth:`sample`, :meth:`sample_into`,
@@ -33,8 +33,7 @@ class Counters:
         handle = ctypes.c_void_p()
         check(lib.kp_thread_new(ctypes.byref(handle), sampler_handle, c_names, len(names)))
         self = cls.__new__(cls)
-        self._h = handle.value
-        self._lock = threading.Lock()
+        self._own(handle.value)
         self.events = tuple(Event._copy(lib.kp_thread_event_at(self._h, i))
                             for i in range(lib.kp_thread_event_count(self._h)))
         self._n = len(self.events)
@@ -45,11 +44,8 @@ class Counters:
     def __init__(self):
         raise TypeError("make Counters with Sampler.counters(names)")
 
-    def _handle(self):
-        h = self._h
-        if h is None:
-            raise ValueError("these Counters are closed: make new ones with Sampler.counters()")
-        return h
+    _FREE = "kp_thread_free"  # stops counting and frees; any thread
+    _CLOSED = "these Counters are closed: make new ones with Sampler.counters()"
 
     def __len__(self):
         return self._n
@@ -113,23 +109,6 @@ class Counters:
         ``m.as_dict()``. Starts the counters if they are stopped.
         """
         return Measurement(self, subtract_overhead, iterations)
-
-    def close(self):
-        """Stops counting and frees the handle. Idempotent; any thread."""
-        with self._lock:
-            h, self._h = self._h, None
-        if h is not None:
-            _native.lib().kp_thread_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):  # a safety net; close() is the API
-        if getattr(self, "_h", None) is not None:
-            self.close()
 
     def __repr__(self):
         state = "closed" if self._h is None else "counting" if self.is_running else "stopped"

@@ -1,9 +1,9 @@
 """Sampler: one counting session (backend, CPU, event database); makes Counters."""
 import ctypes
 import enum
-import threading
 
 from . import _native
+from ._handle import OwnedHandle
 from .counters import Counters
 from .errors import check
 from .event import Event
@@ -21,7 +21,7 @@ def _encode(path):
     return None if path is None else str(path).encode("utf-8")
 
 
-class Sampler:
+class Sampler(OwnedHandle):
     """A libkpc session (``kp_sampler_t``). Make one per process.
 
     ``Sampler()`` uses KPC_BACKEND, KPC_KPERF_PATH and KPC_KPERFDATA_PATH, else the platform
@@ -41,13 +41,10 @@ class Sampler:
         opts.kperfdata_path = _encode(kperfdata_path)
         handle = ctypes.c_void_p()
         check(lib.kp_sampler_new(ctypes.byref(handle), ctypes.byref(opts)))
-        self._h = handle.value
-        self._lock = threading.Lock()  # kp_sampler_free must not race other calls
+        self._own(handle.value)
 
-    def _handle(self):
-        if self._h is None:
-            raise ValueError("this Sampler is closed: create a new libkpc.Sampler()")
-        return self._h
+    _FREE = "kp_sampler_free"
+    _CLOSED = "this Sampler is closed: create a new libkpc.Sampler()"
 
     @property
     def backend(self):
@@ -109,23 +106,6 @@ class Sampler:
         if len(names) == 1 and not isinstance(names[0], str):
             names = tuple(names[0])
         return Counters._create(self._handle(), names)
-
-    def close(self):
-        """Frees the session handle. Idempotent; counters made from it keep working."""
-        with self._lock:
-            h, self._h = self._h, None
-        if h is not None:
-            _native.lib().kp_sampler_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):  # a safety net; close() is the API
-        if getattr(self, "_h", None) is not None:
-            self.close()
 
     def __repr__(self):
         if self._h is None:
