@@ -17,7 +17,7 @@ echo
 echo "== kpc stat: compress this build's libkpc.so three times"
 "$kpc" stat -r 3 -- sh -c 'gzip -9 < build/src/libkpc.so.0 > /dev/null'
 
-sim=build/tests/kperf_sim
+sim=$PWD/build/tests/kperf_sim
 if [ -f "$sim/libkperf_sim.so" ]; then
   echo
   echo "== the kperf backend (Apple) against the simulated M4 frameworks"
