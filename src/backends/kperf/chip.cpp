@@ -100,8 +100,7 @@ Chip identify_chip(std::string_view db_name, std::string_view api_name,
     if (!k) k = known_marketing(marketing_name);
     if (k) {
         c.generation = k->generation;
-        // A marketing name is more precise than the table's ("Apple M4 Pro" vs "Apple M4").
-        c.name = k->name;
+        c.name = k->name;  // the table's name, whichever source identified the chip
         // Found by a marketing name alone: the table's short name stands in for the field.
         if (db_name.empty()) c.db_name = known_db(api_name) ? std::string(api_name) : k->db;
         if (k->generation == Generation::apple_a_series)

@@ -103,17 +103,28 @@ void KernelState::release_force(const kp_kperf_api_t &api) {
          err);
 }
 
-void KernelState::set_config_locked(const kp_kperf_api_t &api, const KpcProgram &prog) {
+// kpc_set_config for `words` of `classes`: 0 or the errno.
+int KernelState::write_config(const kp_kperf_api_t &api, uint32_t classes,
+                                     const std::vector<kp_kpc_config_t> &words) {
     // A full-size, zero-padded copy: kpc_set_config reads as many words as the classes
     // have, whatever kpep returned.
-    kp_kpc_config_t words[KP_KPC_MAX_COUNTERS] = {};
-    std::copy(prog.words.begin(), prog.words.end(), words);
-    if (api.kpc_set_config(prog.classes, words) == 0) {
+    kp_kpc_config_t buf[KP_KPC_MAX_COUNTERS] = {};
+    std::copy(words.begin(), words.end(), buf);
+    return api.kpc_set_config(classes, buf) == 0 ? 0 : errno;
+}
+
+int KernelState::program_config_locked(const kp_kperf_api_t &api, const KpcProgram &prog) {
+    int err = write_config(api, prog.classes, prog.words);
+    if (err == 0) {
         words_programmed_ = std::max(words_programmed_, prog.words.size());
         last_config_ = prog.words;
-        return;
     }
-    int err = errno;
+    return err;
+}
+
+void KernelState::set_config_locked(const kp_kperf_api_t &api, const KpcProgram &prog) {
+    int err = program_config_locked(api, prog);
+    if (err == 0) return;
     if (err == EPERM)
         fail(KP_EUNAVAILABLE,
              "kperf: the kernel refused the counter configuration for {" + prog.events +
@@ -131,16 +142,10 @@ bool KernelState::prepare(const kp_kperf_api_t &api, const KpcProgram &prog) {
         return true;
     }
     if (!prog.needs_config()) return true;
-    kp_kpc_config_t words[KP_KPC_MAX_COUNTERS] = {};
-    std::copy(prog.words.begin(), prog.words.end(), words);
-    if (api.kpc_set_config(prog.classes, words) == 0) {
-        words_programmed_ = std::max(words_programmed_, prog.words.size());
-        last_config_ = prog.words;
-        return true;
-    }
-    int err = errno;
+    int err = program_config_locked(api, prog);
     if (err == EPERM) return false;
-    throw_kpc("kpc_set_config", err);
+    if (err != 0) throw_kpc("kpc_set_config", err);
+    return true;
 }
 
 std::vector<bool> KernelState::refused(const kp_kperf_api_t &api,
@@ -148,23 +153,19 @@ std::vector<bool> KernelState::refused(const kp_kperf_api_t &api,
     std::lock_guard<std::mutex> lock(mu_);
     if (!holders_.empty())
         fail(KP_EBUSY, "kperf: cannot test which event the kernel refuses while counting");
-    // Put back afterwards what libkpc last programmed (zeros if nothing): kpc_get_config
-    // cannot say, since recent kernels report the live words, not the stored ones.
-    kp_kpc_config_t found[KP_KPC_MAX_COUNTERS] = {};
-    std::copy(last_config_.begin(), last_config_.end(), found);
     std::vector<bool> out(singles.size(), false);
     int failure = 0;
     for (size_t i = 0; i < singles.size() && !failure; ++i) {
         if (!singles[i].needs_config()) continue;
-        kp_kpc_config_t words[KP_KPC_MAX_COUNTERS] = {};
-        std::copy(singles[i].words.begin(), singles[i].words.end(), words);
-        if (api.kpc_set_config(singles[i].classes, words) == 0) continue;
-        if (errno == EPERM)
+        int err = write_config(api, singles[i].classes, singles[i].words);
+        if (err == EPERM)
             out[i] = true;
         else
-            failure = errno;
+            failure = err;
     }
-    (void)api.kpc_set_config(KP_KPC_CLASS_CONFIGURABLE_MASK, found);
+    // Put back what libkpc last programmed (zeros if nothing): kpc_get_config cannot say
+    // what was there, since recent kernels report the live words, not the stored ones.
+    (void)write_config(api, KP_KPC_CLASS_CONFIGURABLE_MASK, last_config_);
     if (failure) throw_kpc("kpc_set_config", failure);
     return out;
 }

@@ -64,7 +64,12 @@ public:
     int claim_thread_buffer(const kp_kperf_api_t &api);
 
 private:
-    // kpc_set_config for `prog`, mapping EPERM to KP_EUNAVAILABLE. Caller holds mu_.
+    // kpc_set_config of `words` for `classes`; returns 0 or the errno.
+    static int write_config(const kp_kperf_api_t &api, uint32_t classes,
+                                   const std::vector<kp_kpc_config_t> &words);
+    // write_config for `prog`, remembering what was programmed. Caller holds mu_.
+    int program_config_locked(const kp_kperf_api_t &api, const KpcProgram &prog);
+    // program_config_locked, mapping EPERM to KP_EUNAVAILABLE. Caller holds mu_.
     void set_config_locked(const kp_kperf_api_t &api, const KpcProgram &prog);
     // Switch counting off (both switches, even if one fails); returns the errno of the
     // first failing call or 0. A failure leaves kernel_on_ set, so the next stop or the
