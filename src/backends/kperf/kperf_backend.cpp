@@ -231,9 +231,7 @@ void KperfBackend::populate(EventDatabase &db) {
         }
         kp_kpep_event_t *found = found_all.empty() ? nullptr : found_all.front();
         if (found) {
-            auto it = by_ptr_.find(found);
-            EventFields f = it != by_ptr_.end() ? view_.events[it->second]
-                                                : read_event(api, found, view_.event_stride);
+            EventFields f = fields_of(found);
             Event native = native_event(f);
             native.name = e.name;
             native.description = e.description;
@@ -268,12 +266,17 @@ bool KperfBackend::resolve_dynamic(std::string_view name, Event &out) {
     int rc = frameworks_.api().kpep_db_event(db_.get(), key.c_str(), &ev);
     if (rc == KP_KPEP_ERR_EVENT_NOT_FOUND || (rc == 0 && !ev)) return false;
     if (rc != 0) throw_kpep("kpep_db_event", rc, " looking up '" + key + "'");
-    auto it = by_ptr_.find(ev);
-    EventFields f = it != by_ptr_.end() ? view_.events[it->second]
-                                        : read_event(frameworks_.api(), ev, view_.event_stride);
+    EventFields f = fields_of(ev);
     out = native_event(f);
     out.name = key;
     return true;
+}
+
+EventFields KperfBackend::fields_of(const kp_kpep_event_t *ev) const {
+    // Events found by alias may lie outside the listed array; read those directly.
+    auto it = by_ptr_.find(ev);
+    return it != by_ptr_.end() ? view_.events[it->second]
+                               : read_event(frameworks_.api(), ev, view_.event_stride);
 }
 
 ProgramEvent KperfBackend::program_event(const Event &e) const {
@@ -287,10 +290,7 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
     std::string tried = e.native_name;
     if (alt != generic_alternatives_.end()) {
         for (kp_kpep_event_t *candidate : alt->second) {
-            auto it = by_ptr_.find(candidate);
-            EventFields f = it != by_ptr_.end()
-                                ? view_.events[it->second]
-                                : read_event(frameworks_.api(), candidate, view_.event_stride);
+            EventFields f = fields_of(candidate);
             if (refused_.count(candidate)) {
                 if (candidate != native) tried += ", " + f.name;
                 continue;

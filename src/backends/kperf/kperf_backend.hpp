@@ -52,6 +52,7 @@ private:
     };
 
     Event native_event(const EventFields &f) const;
+    EventFields fields_of(const kp_kpep_event_t *ev) const;  // by_ptr_'s copy, or read now
     bool is_fixed(const EventFields &f) const;
     uint32_t effective_mask(const EventFields &f) const;
     KpcProgram program(const std::vector<const Event *> &events);
