@@ -115,6 +115,7 @@ struct kp_event {};
 %rename("%s") kp_thread_stop;
 %rename("%s") kp_thread_sample;
 %rename("%s") kp_thread_sample_full;
+%rename("%s") kp_thread_calibrate;
 %rename("%s") kp_thread_is_running;
 %rename("%s") kp_thread_event_count;
 %rename("%s") kp_thread_event_at;

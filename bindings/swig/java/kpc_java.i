@@ -65,6 +65,7 @@
 %ignore kp_thread_new(kp_thread_t **out, kp_sampler_t *s, const char *const *events, size_t count);
 %ignore kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
 %ignore kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
+%ignore kp_thread_calibrate(kp_thread_t *t, uint64_t *offsets, size_t count, unsigned int rounds);
 /* Freed only by the handle classes' destructors (delete()), so Java code cannot double-free. */
 %ignore kp_sampler_free(kp_sampler_t *s);
 %ignore kp_thread_free(kp_thread_t *t);
@@ -148,6 +149,7 @@ KPJ_CHECK_STATUS(kp_thread_start)
 KPJ_CHECK_STATUS(kp_thread_stop)
 KPJ_CHECK_STATUS(kp_thread::sampleInto)
 KPJ_CHECK_STATUS(kp_thread::sampleFullInto)
+KPJ_CHECK_STATUS(kp_thread::calibrateInto)
 KPJ_CHECK_POINTER(kp_sampler::kp_sampler)
 KPJ_CHECK_POINTER(kp_sampler::find)
 KPJ_CHECK_POINTER(kp_sampler::newCounters)
@@ -352,6 +354,12 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
       kpj_count = kpj_ccount;
     rc = kp_thread_sample_full($self, kpj_values, kpj_complete, kpj_count, &kpj_times[0],
                                &kpj_times[1]);
+    return rc < 0 ? rc : (int)kp_thread_event_count($self);
+  }
+
+  /* kp_thread_calibrate into offsets (one per event): the cost of an empty measured region. */
+  int calibrateInto(uint64_t *kpj_values, size_t kpj_count, unsigned int rounds) {
+    int rc = kp_thread_calibrate($self, kpj_values, kpj_count, rounds);
     return rc < 0 ? rc : (int)kp_thread_event_count($self);
   }
 }

@@ -53,8 +53,9 @@ typedef long long swig_type_20;
 typedef long long swig_type_21;
 typedef long long swig_type_22;
 typedef long long swig_type_23;
-typedef _gostring_ swig_type_24;
+typedef long long swig_type_24;
 typedef _gostring_ swig_type_25;
+typedef _gostring_ swig_type_26;
 extern void _wrap_Swig_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_ckpc_9c49710f6f359f1e(swig_intgo arg1);
 extern swig_intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e(void);
@@ -119,10 +120,11 @@ extern swig_intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3);
 extern swig_intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_21 arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4);
 extern swig_intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_22 _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern uintptr_t _wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_23 arg2);
-extern swig_intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_intgo arg2, swig_type_24 arg3, swig_type_25 arg4);
+extern swig_type_23 _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_24 arg2);
+extern swig_intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_intgo arg2, swig_type_25 arg3, swig_type_26 arg4);
 #undef intgo
 */
 import "C"
@@ -818,6 +820,16 @@ func Kp_thread_sample_full(arg1 Kp_thread, arg2 []uint64, arg3 []byte, arg4 int6
 	return swig_r
 }
 
+func Kp_thread_calibrate(arg1 Kp_thread, arg2 *uint64, arg3 int64, arg4 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	return swig_r
+}
+
 func Kp_thread_is_running(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
@@ -836,7 +848,7 @@ func Kp_thread_event_at(arg1 Kp_thread, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
 	return swig_r
 }
 
@@ -852,7 +864,7 @@ func Kpgo_sampler_new(arg1 *Kp_sampler, arg2 int, arg3 string, arg4 string) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_3))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {

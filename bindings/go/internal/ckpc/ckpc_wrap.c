@@ -1066,6 +1066,25 @@ intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_
 }
 
 
+intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+  kp_thread_t *arg1 = (kp_thread_t *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  size_t arg3 ;
+  unsigned int arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_thread_t **)&_swig_go_0; 
+  arg2 = *(uint64_t **)&_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  arg4 = (unsigned int)_swig_go_3; 
+  
+  result = (int)kp_thread_calibrate(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;

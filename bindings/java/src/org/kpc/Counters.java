@@ -16,8 +16,9 @@ import java.util.Objects;
  * below 2^63 in practice, but compare them with {@link Long#compareUnsigned(long, long)}
  * and print them with {@link Long#toUnsignedString(long)} to be exact.
  *
- * <p><b>Threads.</b> {@link #start()}, {@link #stop()}, {@link #sample()} and
- * {@link #sampleFull()} must run on the Java thread that created the Counters (a platform
+ * <p><b>Threads.</b> {@link #start()}, {@link #stop()}, {@link #sample()},
+ * {@link #sampleFull()}, {@link #calibrate()}, {@link #begin(boolean)} and
+ * {@link #measure(Runnable)} must run on the Java thread that created the Counters (a platform
  * thread is one OS thread; do not use virtual threads, which move between OS threads);
  * from any other thread they throw {@link KpcException} with {@link Status#EWRONG_THREAD}.
  * {@link #events()}, {@link #isRunning()} and {@link #close()} may be called from any
@@ -150,6 +151,97 @@ public final class Counters implements AutoCloseable {
             open().sampleFullInto(values, complete, times);
         }
         return new Sample(values, complete, times[0], times[1]);
+    }
+
+    /**
+     * What an empty measured region costs each event on this thread
+     * ({@code kp_thread_calibrate}): the smallest difference over 100 pairs of back-to-back
+     * samples. See {@link #calibrate(int)}.
+     *
+     * @return one offset per event, in order
+     * @throws KpcException as {@link #calibrate(int)}
+     */
+    public long[] calibrate() {
+        return calibrate(0);
+    }
+
+    /**
+     * What an empty measured region costs each event on this thread
+     * ({@code kp_thread_calibrate}): the smallest difference over {@code rounds} pairs of
+     * back-to-back samples (0 means 100). On Apple the fixed counters include each read's
+     * kernel work, which this captures; {@link #begin(boolean)} and
+     * {@link #measure(boolean, Runnable)} subtract it when asked. Creating thread only.
+     *
+     * @param rounds pairs of samples, 0 to 1,000,000 (0: 100)
+     * @return one offset per event, in order
+     * @throws IllegalArgumentException if rounds is negative
+     * @throws KpcException {@link Status#ESTATE} (not started: a stopped handle's totals do
+     *     not move), {@link Status#EINVAL} (more than 1,000,000 rounds),
+     *     {@link Status#EWRONG_THREAD}, {@link Status#EKERNEL}
+     */
+    public long[] calibrate(int rounds) {
+        if (rounds < 0) {
+            throw new IllegalArgumentException("rounds is " + rounds + "; use 0 (100 rounds) to 1000000");
+        }
+        synchronized (handle) {
+            long[] offsets = new long[events.size()];
+            open().calibrateInto(offsets, rounds);
+            return offsets;
+        }
+    }
+
+    /**
+     * Begins a measured region on this thread: starts the counters if they are stopped (and
+     * leaves them started), calibrates when {@code subtractOverhead}, then takes the first
+     * sample. {@link Region#end()} returns what each event counted. Creating thread only.
+     *
+     * @param subtractOverhead subtract the cost of an empty region ({@link #calibrate()})
+     *     from each count
+     * @return the region, to end on this thread
+     * @throws KpcException what {@link #start()}, {@link #calibrate()} and
+     *     {@link #sample(long[])} throw
+     */
+    public Region begin(boolean subtractOverhead) {
+        if (!isRunning()) {
+            start();
+        }
+        long[] offsets = subtractOverhead ? calibrate() : new long[size()];
+        return new Region(this, offsets);
+    }
+
+    /**
+     * Runs {@code body} between two samples on this thread and returns what each event
+     * counted, in event order; {@link #measure(boolean, Runnable)} without subtraction.
+     *
+     * @param body the code to count
+     * @return a new array, one unsigned count per event
+     * @throws KpcException as {@link #begin(boolean)}
+     */
+    public long[] measure(Runnable body) {
+        return measure(false, body);
+    }
+
+    /**
+     * Runs {@code body} between two samples on this thread and returns what each event
+     * counted, in event order, less the cost of an empty region when
+     * {@code subtractOverhead} (never below 0). Counts only this thread: work {@code body}
+     * hands to other threads is not counted. If {@code body} throws, the exception
+     * propagates and nothing is returned (the counters stay started).
+     *
+     * <pre>{@code
+     * long[] counts = counters.measure(true, () -> parse(input));
+     * }</pre>
+     *
+     * @param subtractOverhead subtract {@link #calibrate()}'s offsets
+     * @param body the code to count
+     * @return a new array, one unsigned count per event
+     * @throws KpcException as {@link #begin(boolean)}
+     */
+    public long[] measure(boolean subtractOverhead, Runnable body) {
+        Objects.requireNonNull(body, "body");
+        Region region = begin(subtractOverhead);
+        body.run();
+        return region.end();
     }
 
     /** Whether {@link #close()} was called. Any thread. */
