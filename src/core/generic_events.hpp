@@ -11,6 +11,9 @@ enum class GenericId {
     cycles, instructions, branches, branch_misses, cache_references, cache_misses,
     l1d_load_misses, l1d_store_misses, l1i_load_misses, dtlb_load_misses, itlb_load_misses,
     stalled_cycles_frontend, stalled_cycles_backend, ref_cycles,
+    // Per core type on hybrid CPUs: P = performance cores (perf level 0), E = efficiency
+    // cores (perf level 1).
+    p_cycles, e_cycles, p_instructions, e_instructions,
     task_clock, cpu_clock, page_faults, minor_faults, major_faults, context_switches,
     cpu_migrations,
 };

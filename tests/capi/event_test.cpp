@@ -27,7 +27,8 @@ TEST(Event, GenericEventsAreDescribedConsistently) {
     const char *generic[] = {"cycles", "instructions", "branches", "branch-misses", "cache-references",
                              "cache-misses", "l1d-load-misses", "l1d-store-misses", "l1i-load-misses",
                              "dtlb-load-misses", "itlb-load-misses", "stalled-cycles-frontend",
-                             "stalled-cycles-backend", "ref-cycles", "task-clock", "cpu-clock",
+                             "stalled-cycles-backend", "ref-cycles", "p-cycles", "e-cycles",
+                             "p-instructions", "e-instructions", "task-clock", "cpu-clock",
                              "page-faults", "minor-faults", "major-faults", "context-switches",
                              "cpu-migrations"};
     for (const char *name : generic) {

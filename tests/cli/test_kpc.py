@@ -35,6 +35,8 @@ GENERIC_HARDWARE = [
     "dtlb-load-misses", "itlb-load-misses", "stalled-cycles-frontend",
     "stalled-cycles-backend", "ref-cycles",
 ]
+# Per core type: counted only on hybrid CPUs (docs/events.md).
+GENERIC_PER_CORE_TYPE = ["p-cycles", "e-cycles", "p-instructions", "e-instructions"]
 GENERIC_SOFTWARE = [
     "task-clock", "cpu-clock", "page-faults", "minor-faults", "major-faults",
     "context-switches", "cpu-migrations",
@@ -263,6 +265,12 @@ class KpcCliTest(unittest.TestCase):
                 self.assertFalse(e["available"], name)
                 self.assertIn("not supported on this machine", e["unavailable_reason"], name)
             elif not e["available"]:
+                self.assertTrue(e["unavailable_reason"], name)
+        for name in GENERIC_PER_CORE_TYPE:
+            e = by_name[name]
+            self.assertTrue(e["generic"])
+            self.assertEqual(e["kind"], "configurable", name)
+            if not e["available"]:
                 self.assertTrue(e["unavailable_reason"], name)
 
     def test_list_text(self):

@@ -8,7 +8,7 @@
 TEST(GenericEvents, CatalogueHasTheDocumentedNamesOnce) {
     size_t n = 0;
     const kpc::GenericEvent *all = kpc::generic_events(&n);
-    ASSERT_EQ(n, 21u);
+    ASSERT_EQ(n, 25u);
     std::set<std::string> names;
     size_t software = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -22,7 +22,8 @@ TEST(GenericEvents, CatalogueHasTheDocumentedNamesOnce) {
     for (const char *want : {"cycles", "instructions", "branches", "branch-misses", "cache-references",
                              "cache-misses", "l1d-load-misses", "l1d-store-misses", "l1i-load-misses",
                              "dtlb-load-misses", "itlb-load-misses", "stalled-cycles-frontend",
-                             "stalled-cycles-backend", "ref-cycles", "task-clock", "cpu-clock",
+                             "stalled-cycles-backend", "ref-cycles", "p-cycles", "e-cycles",
+                             "p-instructions", "e-instructions", "task-clock", "cpu-clock",
                              "page-faults", "minor-faults", "major-faults", "context-switches",
                              "cpu-migrations"})
         EXPECT_NE(kpc::find_generic(want), nullptr) << want;

@@ -153,6 +153,16 @@ TEST_P(Chips, MapsGenericNamesForTheGeneration) {
     ASSERT_NE(ref, nullptr);
     EXPECT_FALSE(kp_event_is_available(ref));
     EXPECT_NE(std::string(kp_event_unavailable_reason(ref)).find("reference"), std::string::npos);
+    // kperf's counters are not split by core type: the per-perf-level names point to recount.
+    for (const char *name : {"p-cycles", "e-cycles", "p-instructions", "e-instructions"}) {
+        const kp_event_t *pe = find(s.get(), name);
+        ASSERT_NE(pe, nullptr) << name;
+        EXPECT_TRUE(kp_event_is_generic(pe)) << name;
+        EXPECT_FALSE(kp_event_is_available(pe)) << name;
+        EXPECT_NE(std::string(kp_event_unavailable_reason(pe)).find("KPC_BACKEND=recount"),
+                  std::string::npos)
+            << kp_event_unavailable_reason(pe);
+    }
     const kp_event_t *tc = find(s.get(), "task-clock");
     ASSERT_NE(tc, nullptr);
     EXPECT_FALSE(kp_event_is_available(tc));
@@ -217,6 +227,12 @@ TEST_F(UnknownChip, OpensWithGenericAndNativeNamesAndExplainsWhatIsMissing) {
     Thread t;
     EXPECT_EQ(new_thread(&t, s.get(), {"itlb-load-misses"}), KP_EUNAVAILABLE);
     EXPECT_NE(last_message().find("unknown"), std::string::npos) << last_message();
+    const kp_event_t *pcyc = nullptr;
+    ASSERT_EQ(kp_sampler_event_find(&pcyc, s.get(), "p-cycles"), KP_OK);
+    EXPECT_FALSE(kp_event_is_available(pcyc));
+    EXPECT_NE(std::string(kp_event_unavailable_reason(pcyc)).find("KPC_BACKEND=recount"),
+              std::string::npos)
+        << kp_event_unavailable_reason(pcyc);
 
     // Its native events count.
     const char *native = nullptr;

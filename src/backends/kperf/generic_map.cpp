@@ -83,6 +83,13 @@ const Row kRows[] = {
 
 GenericMapping generic_candidates(GenericId id, Generation g) {
     GenericMapping m;
+    if (id == G::p_cycles || id == G::e_cycles || id == G::p_instructions ||
+        id == G::e_instructions) {
+        m.note = std::string(g == Generation::unknown ? "unknown to libkpc, and on every chip " : "") +
+                 "kperf's counters are not split by core type; per-perf-level counts come "
+                 "from the recount backend (KPC_BACKEND=recount)";
+        return m;
+    }
     if (g == Generation::unknown) {
         // A chip newer than this table keeps most of its predecessors' event names: try
         // every Apple candidate, newest generation first, and let the database decide.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/generic_events.hpp"
 
@@ -10,7 +11,8 @@ namespace kpc::perf {
 struct Encoding {
     uint32_t type;
     uint64_t config;
-    const char *native_name;  // the kernel's name for it, e.g. "PERF_COUNT_HW_CPU_CYCLES"
+    std::string native_name;  // the kernel's name for it, e.g. "PERF_COUNT_HW_CPU_CYCLES"
+    std::string unavailable = {};  // non-empty: this machine cannot count it, and why
 };
 
 Encoding encode_generic(GenericId id);

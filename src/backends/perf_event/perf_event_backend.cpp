@@ -123,6 +123,12 @@ public:
             e.perf_type = enc.type;
             e.perf_config = enc.config;
             e.selector = enc.config;
+            if (!enc.unavailable.empty()) {
+                e.available = false;
+                e.unavailable_reason = enc.unavailable;
+                db.add(std::move(e));
+                continue;
+            }
             std::string why;
             int err = 0;
             int status = probe(e, &why, &err);
