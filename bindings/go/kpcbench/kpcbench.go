@@ -24,6 +24,8 @@
 // the function's return and the cleanups (b.StopTimer reads the memory statistics, some
 // 10-20 µs of task-clock per run here) and half of each of the two samples; b.N divides
 // them, so they vanish at the default -benchtime but show with -benchtime 1x.
+// OpenWith(b, Options{SubtractOverhead: true}, ...) subtracts the samples' share
+// (Counters.Calibrate) before dividing.
 //
 // An event that cannot be counted here (unknown, or no hardware PMU, as in most virtual
 // machines) is logged with libkpc's reason (b.Logf) and skipped: the benchmark still runs
@@ -47,7 +49,27 @@ import (
 // documentation. Call it once per benchmark function, after the setup and before the loop.
 func Open(b *testing.B, events ...string) {
 	b.Helper()
-	open(b, func() int { return b.N }, events)
+	open(b, func() int { return b.N }, Options{}, events)
+}
+
+// Options change what OpenWith measures; the zero value measures what Open does.
+type Options struct {
+	// SubtractOverhead subtracts, from each event's count, what an empty measured region
+	// costs it before dividing by b.N: Counters.Calibrate (kp_thread_calibrate) measures that
+	// once per run of the benchmark function, after the counters start and before the timer
+	// is reset, and the difference is clamped at 0. The two samples are then not counted.
+	// It matters when b.N is small (-benchtime 1x) and on Apple, where each read adds the
+	// kernel's work to the fixed counters; at the default -benchtime, b.N makes it
+	// negligible either way.
+	SubtractOverhead bool
+}
+
+// OpenWith is Open with options:
+//
+//	kpcbench.OpenWith(b, kpcbench.Options{SubtractOverhead: true}, "instructions")
+func OpenWith(b *testing.B, opts Options, events ...string) {
+	b.Helper()
+	open(b, func() int { return b.N }, opts, events)
 }
 
 // bench is what Open uses of *testing.B (a fake in the tests).
@@ -86,7 +108,7 @@ func processSampler() (*kpc.Sampler, error) {
 	return sampler, samplerErr
 }
 
-func open(b bench, n func() int, events []string) {
+func open(b bench, n func() int, opts Options, events []string) {
 	b.Helper()
 	if len(events) == 0 {
 		logOnce(b, "kpcbench.Open: no events given, nothing counted; name some, e.g. kpcbench.Open(b, \"task-clock\")")
@@ -108,6 +130,13 @@ func open(b bench, n func() int, events []string) {
 		logOnce(b, "kpcbench: counting nothing, kpc.Counters.Start failed: %v", err)
 		return
 	}
+	var offsets []uint64
+	if opts.SubtractOverhead {
+		if offsets, err = c.Calibrate(0); err != nil {
+			logOnce(b, "kpcbench: counting nothing, kpc.Counters.Calibrate failed: %v", err)
+			return
+		}
+	}
 	// Reset the timer before the first sample, not after: ResetTimer reads the memory
 	// statistics (it stops the world), which would otherwise be counted.
 	b.ResetTimer()
@@ -123,14 +152,31 @@ func open(b bench, n func() int, events []string) {
 			logOnce(b, "kpcbench: no counts reported, kpc.Counters.Sample failed: %v", err)
 			return
 		}
-		ops := n()
-		if ops < 1 {
-			ops = 1
-		}
-		for i, name := range names {
-			b.ReportMetric(float64(after[i]-before[i])/float64(ops), unit(name))
+		for i, v := range perOp(before, after, offsets, n()) {
+			b.ReportMetric(v, unit(names[i]))
 		}
 	})
+}
+
+// perOp is each event's after-before, less its offset (none when offsets is nil; never
+// below 0), divided by ops (at least 1).
+func perOp(before, after, offsets []uint64, ops int) []float64 {
+	if ops < 1 {
+		ops = 1
+	}
+	out := make([]float64, len(before))
+	for i := range before {
+		d := after[i] - before[i]
+		if offsets != nil {
+			if d > offsets[i] {
+				d -= offsets[i]
+			} else {
+				d = 0
+			}
+		}
+		out[i] = float64(d) / float64(ops)
+	}
+	return out
 }
 
 // newCounters opens the events on the calling thread, dropping (and logging) those that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -101,7 +102,7 @@ func TestOpenReportsPerOp(t *testing.T) {
 func TestOpenDividesByN(t *testing.T) {
 	const pages, n = 8, 25
 	f := newFake(t)
-	open(f, func() int { return n }, []string{"page-faults"})
+	open(f, func() int { return n }, Options{}, []string{"page-faults"})
 	for i := 0; i < n; i++ {
 		touchPages(t, pages)
 	}
@@ -112,7 +113,7 @@ func TestOpenDividesByN(t *testing.T) {
 func TestOpenSetupNotCounted(t *testing.T) {
 	f := newFake(t)
 	touchPages(t, 1000) // setup, before Open
-	open(f, func() int { return 1 }, []string{"page-faults"})
+	open(f, func() int { return 1 }, Options{}, []string{"page-faults"})
 	touchPages(t, 10)
 	f.finish()
 	inRange(t, "page-faults/op with 1000 pages of setup before Open", f.metrics["page-faults/op"], 10)
@@ -128,7 +129,7 @@ func TestOpenSkipsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFake(t)
-	open(f, func() int { return 1 }, []string{"no-such-event", "cycles", "task-clock"})
+	open(f, func() int { return 1 }, Options{}, []string{"no-such-event", "cycles", "task-clock"})
 	f.finish()
 	if !f.logged(`not counting "no-such-event": `) || !f.logged(kpc.ErrUnknownEvent.Error()) {
 		t.Errorf("the unknown event is not logged with a reason: %q", f.logs)
@@ -155,7 +156,7 @@ func TestOpenSkipsUnavailable(t *testing.T) {
 func TestOpenLogsOnce(t *testing.T) {
 	f := newFake(t)
 	for run := 0; run < 3; run++ {
-		open(f, func() int { return 1 }, []string{"no-such-event", "task-clock"})
+		open(f, func() int { return 1 }, Options{}, []string{"no-such-event", "task-clock"})
 		f.finish()
 	}
 	if len(f.logs) != 1 || f.resets != 3 {
@@ -166,13 +167,13 @@ func TestOpenLogsOnce(t *testing.T) {
 
 func TestOpenNothingCountable(t *testing.T) {
 	f := newFake(t)
-	open(f, func() int { return 1 }, []string{"no-such-event"})
+	open(f, func() int { return 1 }, Options{}, []string{"no-such-event"})
 	f.finish()
 	if len(f.metrics) != 0 || !f.logged(`not counting "no-such-event"`) {
 		t.Errorf("metrics %v, logs %q; want none and the event logged", f.metrics, f.logs)
 	}
 	f = newFake(t)
-	open(f, func() int { return 1 }, nil)
+	open(f, func() int { return 1 }, Options{}, nil)
 	f.finish()
 	if len(f.metrics) != 0 || !f.logged("no events given") {
 		t.Errorf("no events: metrics %v, logs %q", f.metrics, f.logs)
@@ -182,7 +183,7 @@ func TestOpenNothingCountable(t *testing.T) {
 // The thread is locked from Open until the cleanups ran, and unlocked afterwards.
 func TestOpenLocksThread(t *testing.T) {
 	f := newFake(t)
-	open(f, func() int { return 1 }, []string{"task-clock"})
+	open(f, func() int { return 1 }, Options{}, []string{"task-clock"})
 	// Counting methods fail with ErrWrongThread off the thread; a locked goroutine never
 	// moves, which the cleanup's successful Sample shows.
 	for i := 0; i < 100; i++ {
@@ -204,4 +205,68 @@ func TestOpenMetricNames(t *testing.T) {
 			t.Errorf("unit(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func TestOpenPerOpArithmetic(t *testing.T) {
+	before := []uint64{100, 50, 7}
+	after := []uint64{1100, 60, 7}
+	got := perOp(before, after, nil, 4)
+	want := []float64{250, 2.5, 0}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("no offsets: perOp = %v, want %v", got, want)
+		}
+	}
+	// Offsets come off the whole region's difference, never below 0; ops < 1 counts as 1.
+	got = perOp(before, after, []uint64{200, 20, 3}, 0)
+	want = []float64{800, 0, 0}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("offsets {200, 20, 3}, ops 0: perOp = %v, want %v", got, want)
+		}
+	}
+}
+
+func TestOpenSubtractOverheadKeepsRealCounts(t *testing.T) {
+	const pages, n = 8, 25
+	f := newFake(t)
+	open(f, func() int { return n }, Options{SubtractOverhead: true}, []string{"page-faults", "task-clock"})
+	for i := 0; i < n; i++ {
+		touchPages(t, pages)
+	}
+	f.finish()
+	inRange(t, "page-faults/op less the overhead", f.metrics["page-faults/op"], pages)
+	if f.metrics["task-clock/op"] <= 0 || len(f.logs) != 0 {
+		t.Errorf("task-clock/op = %v, logs %q", f.metrics["task-clock/op"], f.logs)
+	}
+}
+
+// An empty region counts about one sample's task-clock, which the subtraction removes.
+func TestOpenSubtractOverheadShrinksAnEmptyRegion(t *testing.T) {
+	const runs = 31
+	kept := make([]float64, runs)
+	subtracted := make([]float64, runs)
+	for i := 0; i < runs; i++ { // interleaved, so load changes hit both alike
+		for _, sub := range []bool{false, true} {
+			f := newFake(t)
+			open(f, func() int { return 1 }, Options{SubtractOverhead: sub}, []string{"task-clock"})
+			f.finish()
+			v, ok := f.metrics["task-clock/op"]
+			if !ok {
+				t.Fatalf("task-clock not reported: logs %q", f.logs)
+			}
+			if sub {
+				subtracted[i] = v
+			} else {
+				kept[i] = v
+			}
+		}
+	}
+	sort.Float64s(kept)
+	sort.Float64s(subtracted)
+	if subtracted[runs/2] >= kept[runs/2] {
+		t.Errorf("median empty region: %.0f ns with the overhead subtracted, %.0f ns without",
+			subtracted[runs/2], kept[runs/2])
+	}
+	t.Logf("median empty region: %.0f ns subtracted, %.0f ns kept", subtracted[runs/2], kept[runs/2])
 }
