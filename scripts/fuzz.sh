@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-60}
 shift || true
-all_targets=(fuzz_cli_args fuzz_events_perf_event fuzz_events_kperf fuzz_sampler_options)
+all_targets=(fuzz_cli_args fuzz_diff_input fuzz_events_perf_event fuzz_events_kperf fuzz_sampler_options)
 targets=("${@:-${all_targets[@]}}")
 build=${FUZZ_BUILD:-build-fuzz}
 

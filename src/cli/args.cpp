@@ -17,6 +17,7 @@ const char *command_name(Command c) {
     case Command::list: return "list";
     case Command::stat: return "stat";
     case Command::check: return "check";
+    case Command::diff: return "diff";
     default: return "";
     }
 }
@@ -26,6 +27,7 @@ std::optional<Command> command_from(std::string_view word) {
     if (word == "list") return Command::list;
     if (word == "stat") return Command::stat;
     if (word == "check") return Command::check;
+    if (word == "diff") return Command::diff;
     if (word == "help") return Command::help;
     return std::nullopt;
 }
@@ -46,6 +48,37 @@ int parse_repeat(const std::string &v, const std::string &topic) {
                              std::to_string(kMaxRepeat),
                          topic);
     return static_cast<int>(n);
+}
+
+// A percentage from 0 to 1e6, with or without a trailing '%'.
+double parse_percent(std::string v, const std::string &option, const std::string &topic) {
+    std::string shown = v;
+    if (!v.empty() && v.back() == '%') v.pop_back();
+    errno = 0;
+    char *end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || errno != 0 || !(d >= 0 && d <= 1e6))
+        throw UsageError(option + " '" + shown + "' is not a percentage; give a number such as 2 or 0.5%",
+                         topic);
+    return d;
+}
+
+// --fail-above PCT or --fail-above EVENT=PCT.
+std::pair<std::string, double> parse_fail_above(const std::string &v, const std::string &topic) {
+    size_t eq = v.rfind('=');
+    if (eq == std::string::npos) return {"", parse_percent(v, "--fail-above", topic)};
+    if (eq == 0) throw UsageError("--fail-above '" + v + "' has no event name before '='", topic);
+    return {v.substr(0, eq), parse_percent(v.substr(eq + 1), "--fail-above", topic)};
+}
+
+double parse_alpha(const std::string &v, const std::string &topic) {
+    errno = 0;
+    char *end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || errno != 0 || !(d > 0 && d < 1))
+        throw UsageError("--alpha '" + v + "' is not a significance level; give a number between 0 and 1, e.g. 0.01",
+                         topic);
+    return d;
 }
 
 void add_events(std::vector<std::string> &out, const std::string &list, const std::string &topic) {
@@ -157,6 +190,7 @@ Options parse_args(int argc, const char *const *argv) {
     o.command = *command;
     const std::string topic = command_name(*command);
     const bool is_stat = *command == Command::stat;
+    const bool is_diff = *command == Command::diff;
     while (!c.done()) {
         std::string w = c.peek();
         if (is_help(w)) {
@@ -164,7 +198,7 @@ Options parse_args(int argc, const char *const *argv) {
             o.help_topic = topic;
             return o;
         }
-        if (w == "--json") {
+        if (w == "--json" || w == "-j") {
             c.next();
             o.json = true;
         } else if (c.take_valued("", "--backend", value, topic)) {
@@ -176,6 +210,10 @@ Options parse_args(int argc, const char *const *argv) {
         } else if (is_stat && c.take_valued("-o", "--output", value, topic)) {
             if (value.empty()) throw UsageError("-o needs a file name", topic);
             o.output_path = value;
+        } else if (is_diff && c.take_valued("", "--fail-above", value, topic)) {
+            o.fail_above.push_back(parse_fail_above(value, topic));
+        } else if (is_diff && c.take_valued("", "--alpha", value, topic)) {
+            o.alpha = parse_alpha(value, topic);
         } else if (*command == Command::check && w == "--quick") {
             c.next();
             o.quick = true;
@@ -186,6 +224,8 @@ Options parse_args(int argc, const char *const *argv) {
             throw UsageError("unknown option '" + w + "' for kpc " + topic, topic);
         } else if (is_stat) {
             break;  // the command to run starts here
+        } else if (is_diff) {
+            o.diff_files.push_back(c.next());
         } else {
             throw UsageError("unexpected argument '" + w + "' for kpc " + topic, topic);
         }
@@ -196,6 +236,10 @@ Options parse_args(int argc, const char *const *argv) {
             throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls", topic);
         if (o.events.empty()) o.events = default_stat_events();
     }
+    if (is_diff && o.diff_files.size() != 2)
+        throw UsageError("kpc diff needs two files, e.g. kpc diff base.json new.json (got " +
+                             std::to_string(o.diff_files.size()) + ")",
+                         topic);
     return o;
 }
 

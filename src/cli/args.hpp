@@ -3,24 +3,29 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kpc/sampler.h"
 
 namespace kpc_cli {
 
-enum class Command { help, version, info, list, stat, check };
+enum class Command { help, version, info, list, stat, check, diff };
 
 struct Options {
     Command command = Command::help;
-    std::string help_topic;                // Command::help: "" (kpc), "info", "list", "stat" or "check"
-    bool json = false;                     // --json
+    std::string help_topic;                // Command::help: "" (kpc) or a command's name
+    bool json = false;                     // --json, -j
     std::optional<kp_backend_t> backend;   // --backend; unset = KPC_BACKEND, then the platform's
     std::vector<std::string> events;       // stat -e, split at commas; empty = the defaults
     int repeat = 1;                        // stat -r
     std::string output_path;               // stat -o; empty = stderr
     std::vector<std::string> child_argv;   // stat: the command to run
     bool quick = false;                    // check --quick
+    std::vector<std::string> diff_files;   // diff: BASE.json NEW.json
+    // diff --fail-above [EVENT=]PCT, in the order given; "" = every event.
+    std::vector<std::pair<std::string, double>> fail_above;
+    double alpha = 0.05;                   // diff --alpha
 };
 
 // Parse argv. Throws UsageError (see cli_error.hpp) on anything it does not understand.

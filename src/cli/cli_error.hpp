@@ -14,6 +14,8 @@ enum ExitCode {
     kExitUsage = 2,          // bad command line
     kExitCheckFailed = 3,    // kpc check: at least one check failed
     kExitCannotCount = 4,    // kpc check: no check could count anything here
+    kExitDiffGate = 1,       // kpc diff: an event grew past its --fail-above threshold
+    kExitDiffInput = 2,      // kpc diff: the files cannot be read or compared (as diff(1))
     kExitStatFailed = 125,   // kpc stat failed before or after running the command
     kExitCannotRun = 126,    // the command exists but could not be executed
     kExitNotFound = 127,     // the command was not found

@@ -9,5 +9,6 @@ int run_info(const Options &o);
 int run_list(const Options &o);
 int run_stat(const Options &o);
 int run_check(const Options &o);
+int run_diff(const Options &o);
 
 }  // namespace kpc_cli

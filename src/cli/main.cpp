@@ -28,6 +28,7 @@ int run(const Options &o) {
     case Command::list: return run_list(o);
     case Command::stat: return run_stat(o);
     case Command::check: return run_check(o);
+    case Command::diff: return run_diff(o);
     }
     return kExitError;
 }

@@ -16,16 +16,22 @@ const char kMain[] =
     "  check [--quick] [--json]\n"
     "                       measure known workloads with every generic event and judge\n"
     "                       the counts (for bug reports)\n"
+    "  diff [--fail-above [EV=]PCT] BASE.json NEW.json\n"
+    "                       compare two kpc stat -r N --json results, event by event,\n"
+    "                       with a significance test (a regression gate for CI)\n"
     "  help [COMMAND]       show this text, or the options of COMMAND\n"
     "\n"
     "options:\n"
-    "  --backend NAME       auto, kperf or perf_event (default: $KPC_BACKEND, else the\n"
-    "                       platform's own); may also follow the command\n"
+    "  --backend NAME       auto, kperf, perf_event or recount (default: $KPC_BACKEND,\n"
+    "                       else the platform's own; on macOS kperf as root, recount\n"
+    "                       otherwise); may also follow the command\n"
     "  -h, --help           show help\n"
     "  -V, --version        show the version\n"
     "\n"
-    "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH\n"
-    "exit status: 0 ok, 1 error, 2 bad usage; kpc stat and kpc check: see their help\n";
+    "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH, KPC_LIBSYSTEM_PATH\n"
+    "  -j, --json           JSON output (after the command)\n"
+    "\n"
+    "exit status: 0 ok, 1 error, 2 bad usage; kpc stat, check and diff: see their help\n";
 
 const char kInfo[] =
     "usage: kpc info [--json] [--backend NAME]\n"
@@ -35,7 +41,7 @@ const char kInfo[] =
     "and the fix when it may not).\n"
     "\n"
     "  --json               print JSON (schema kpc-info/1, see docs/cli.md)\n"
-    "  --backend NAME       auto, kperf or perf_event\n";
+    "  --backend NAME       auto, kperf, perf_event or recount\n";
 
 const char kList[] =
     "usage: kpc list [--json] [--backend NAME]\n"
@@ -45,7 +51,7 @@ const char kList[] =
     "errata, fallback, counter mask and selector.\n"
     "\n"
     "  --json               print JSON (schema kpc-list/1, see docs/cli.md)\n"
-    "  --backend NAME       auto, kperf or perf_event\n";
+    "  --backend NAME       auto, kperf, perf_event or recount\n";
 
 const char kStat[] =
     "usage: kpc stat [-e EV[,EV...]] [-r N] [-o FILE] [--json] [--backend NAME] [--] CMD [ARG...]\n"
@@ -60,7 +66,7 @@ const char kStat[] =
     "  -r, --repeat N       run CMD N times; report means and the spread (+- stddev %)\n"
     "  -o, --output FILE    write the report to FILE instead of stderr\n"
     "  --json               write the report as JSON (schema kpc-stat/1, see docs/cli.md)\n"
-    "  --backend NAME       auto, kperf or perf_event\n"
+    "  --backend NAME       auto, kperf, perf_event or recount\n"
     "\n"
     "exit status: CMD's own (128+N if signal N killed it; with -r, the last run's);\n"
     "125 if kpc failed, 126 if CMD could not be executed, 127 if CMD was not found,\n"
@@ -79,11 +85,28 @@ const char kCheck[] =
     "\n"
     "  --quick              a quarter of the work (for tests)\n"
     "  --json               print JSON (schema kpc-check/1, see docs/cli.md)\n"
-    "  --backend NAME       auto, kperf or perf_event\n"
+    "  --backend NAME       auto, kperf, perf_event or recount\n"
     "\n"
     "exit status: 0 if every check that could count passed (and at least one did),\n"
     "3 if a check failed, 4 if nothing could be counted here, 1 if kpc failed,\n"
     "2 for bad usage.\n";
+
+const char kDiff[] =
+    "usage: kpc diff [--fail-above [EVENT=]PCT]... [--alpha A] [--json] BASE.json NEW.json\n"
+    "\n"
+    "Compare two results of kpc stat -r N --json (same events, same backend): per event the\n"
+    "base and new mean, the change in percent, and whether the change is significant by\n"
+    "Welch's t-test over the runs (two-sided, at level A). Instruction counts are stable\n"
+    "where time is not: gate pull requests on them.\n"
+    "\n"
+    "  --fail-above PCT     exit 1 if any counted event grew significantly by more than\n"
+    "                       PCT percent (e.g. 1 or 0.5%); needs at least 2 runs per file\n"
+    "  --fail-above EV=PCT  the same for event EV only (repeatable; wins over PCT)\n"
+    "  --alpha A            significance level, 0 < A < 1 (default 0.05)\n"
+    "  -j, --json           print JSON (schema kpc-diff/1, see docs/cli.md)\n"
+    "\n"
+    "exit status: 0 if no gate failed, 1 if an event grew past its threshold, 2 for bad\n"
+    "usage or files that cannot be compared (malformed, different events or backends).\n";
 
 }  // namespace
 
@@ -92,6 +115,7 @@ const char *usage_text(const std::string &topic) {
     if (topic == "list") return kList;
     if (topic == "stat") return kStat;
     if (topic == "check") return kCheck;
+    if (topic == "diff") return kDiff;
     return kMain;
 }
 
