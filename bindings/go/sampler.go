@@ -20,6 +20,8 @@ const (
 	BackendKperf Backend = 1
 	// BackendPerfEvent uses Linux perf_event_open.
 	BackendPerfEvent Backend = 2
+	// BackendRecount uses macOS's per-thread counts without root (cycles, instructions, P/E).
+	BackendRecount Backend = 3
 )
 
 // Options configure NewSampler. The zero value (or a nil *Options) means defaults.

@@ -31,9 +31,10 @@ typedef struct kp_sampler kp_sampler_t;
 
 /** Backend selection. Explicit, stable values. */
 typedef enum kp_backend {
-    KP_BACKEND_AUTO = 0,       /**< KPC_BACKEND, then the platform's own (kperf on macOS, perf_event on Linux). */
-    KP_BACKEND_KPERF = 1,      /**< Apple kperf.framework / kperfdata.framework, loaded with dlopen. */
-    KP_BACKEND_PERF_EVENT = 2  /**< Linux perf_event_open. */
+    KP_BACKEND_AUTO = 0,       /**< KPC_BACKEND, then the platform's own: on Linux perf_event; on macOS kperf when this process may count with it (root), else recount. */
+    KP_BACKEND_KPERF = 1,      /**< Apple kperf.framework / kperfdata.framework, loaded with dlopen. Needs root; every PMU event. */
+    KP_BACKEND_PERF_EVENT = 2, /**< Linux perf_event_open. */
+    KP_BACKEND_RECOUNT = 3     /**< Apple, no root: the kernel's per-thread counts (thread_selfcounts, macOS 12.3+; P/E split and times 13.0+): cycles, instructions, p-/e-cycles, p-/e-instructions, task-clock, user-time, system-time. Counts include user and kernel mode. */
 } kp_backend_t;
 
 /** Current version of kp_sampler_options_t; pass it to kp_sampler_options_init(). */
@@ -44,11 +45,15 @@ typedef enum kp_backend {
  * fields added in later versions get their defaults.
  *
  * Unset fields fall back to the environment, then to the platform default:
- *  - backend: KP_BACKEND_AUTO -> KPC_BACKEND (auto|kperf|perf_event) -> platform;
+ *  - backend: KP_BACKEND_AUTO -> KPC_BACKEND (auto|kperf|perf_event|recount) -> platform
+ *    (macOS: kperf if this process may count with it, else recount; see
+ *    kp_sampler_backend_reason());
  *  - kperf_path: NULL -> KPC_KPERF_PATH -> /System/Library/PrivateFrameworks/kperf.framework/kperf;
  *  - kperfdata_path: NULL -> KPC_KPERFDATA_PATH -> .../kperfdata.framework/kperfdata.
- * The two paths must be absolute when they come from the environment (else KP_EINVAL).
- * A setuid or setgid process ignores all three variables (docs/security.md).
+ *  - the recount backend's libSystem: KPC_LIBSYSTEM_PATH (no option field) -> on macOS
+ *    the process's own libSystem; on other systems only the variable (a simulator).
+ * The paths must be absolute when they come from the environment (else KP_EINVAL).
+ * A setuid or setgid process ignores all these variables (docs/security.md).
  */
 typedef struct kp_sampler_options {
     unsigned int version;       /**< KP_SAMPLER_OPTIONS_VERSION. */
@@ -101,8 +106,19 @@ KP_API int kp_sampler_release(kp_sampler_t *s);
 /** The backend in use, as kp_backend_t; -1 if s is NULL. */
 KP_API int kp_sampler_backend(const kp_sampler_t *s);
 
-/** Backend name: "kperf" or "perf_event". Static string; NULL if s is NULL. */
+/** Backend name: "kperf", "perf_event" or "recount". Static string; NULL if s is NULL. */
 KP_API const char *kp_sampler_backend_name(const kp_sampler_t *s);
+
+/**
+ * Why the sampler uses its backend, for a user to read: "named by the caller
+ * (kp_sampler_options_t.backend)", "named by KPC_BACKEND", "the platform's own (Linux)",
+ * or on macOS with KP_BACKEND_AUTO, e.g. "not root: counting cycles and instructions per
+ * thread without root; run with sudo for all events" (recount chosen) or "root: kperf can
+ * count every event".
+ * @return a string owned by the sampler, valid until kp_sampler_free(); NULL if s is NULL.
+ * Thread-safe; sets no error.
+ */
+KP_API const char *kp_sampler_backend_reason(const kp_sampler_t *s);
 
 /**
  * Machine-readable CPU / event-database identifier: the kpep database name on Apple
@@ -133,8 +149,11 @@ KP_API int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_
  * Whether this process may count hardware events now.
  * @return KP_OK if it may; otherwise the code kp_thread_new() would return for a hardware
  *   event (KP_EPERM: not root / perf_event_paranoid too strict; KP_EBUSY: another tool holds
- *   the counters; KP_EUNSUPPORTED: no PMU; KP_ESTATE: released) with the detailed message set.
- *   KP_EINVAL if s is NULL.
+ *   the counters; KP_EUNSUPPORTED: no PMU, or for recount a kernel without per-thread
+ *   counts (a macOS VM, macOS before 12.3); KP_ESTATE: released) with the detailed message
+ *   set. KP_EINVAL if s is NULL. On the recount backend KP_OK means its own events
+ *   (cycles, instructions, ...) can be counted; the others need root and kperf
+ *   (kp_sampler_backend_reason() says why recount was chosen).
  */
 KP_API int kp_sampler_access(const kp_sampler_t *s);
 

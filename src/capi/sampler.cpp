@@ -59,6 +59,10 @@ const char *kp_sampler_backend_name(const kp_sampler_t *s) {
     return s ? s->session->backend().name() : nullptr;
 }
 
+const char *kp_sampler_backend_reason(const kp_sampler_t *s) {
+    return s ? s->session->backend().choice_reason().c_str() : nullptr;
+}
+
 const char *kp_sampler_cpu_id(const kp_sampler_t *s) {
     return s ? s->session->backend().cpu().id.c_str() : nullptr;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/event.hpp"
@@ -51,17 +52,28 @@ struct ProcessCount {
     uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
     uint64_t running_ns = 0;
     std::string error;
+    // Where the value came from when it differs from ProcessCounters::source() (one set
+    // may mix sources); empty otherwise.
+    std::string source;
 };
 
 // Counters attached to a child process, created between fork and exec.
 class ProcessCounters {
 public:
     virtual ~ProcessCounters() = default;
+    // Called once the child has exited and before it is reaped (it is still a zombie): a
+    // backend that reads the process's own totals reads them here. Never throws; read()
+    // reports what failed.
+    virtual void child_exited() noexcept {}
     // One entry per event given to open_process, after the child has exited.
     virtual std::vector<ProcessCount> read() = 0;
     // True when the counts cover every CPU rather than only the child (Apple's kpc cannot
     // attach counters to another process).
     virtual bool system_wide() const { return false; }
+    // Where the counts come from, for kpc stat's report: "process" (counters attached to
+    // the command and its children), "system" (every CPU), "proc_pid_rusage" (the
+    // command's own totals, kept by the kernel).
+    virtual const char *source() const { return system_wide() ? "system" : "process"; }
 };
 
 class Backend {
@@ -93,14 +105,40 @@ public:
     // Give the counters back (kp_sampler_release / last handle gone). Idempotent. Throws
     // only after having done all it can.
     virtual void release() = 0;
+    // Appended to "unknown event" errors: what this backend cannot offer and where to get
+    // it. Empty by default.
+    virtual std::string unknown_event_hint() const { return {}; }
+
+    // Why this backend serves the sampler: kp_sampler_backend_reason. Set once, by
+    // make_backend, before the session is shared.
+    const std::string &choice_reason() const { return choice_reason_; }
+    void set_choice_reason(std::string reason) { choice_reason_ = std::move(reason); }
+
+private:
+    std::string choice_reason_;
 };
 
 // Which backend and framework paths, after options and environment are applied.
 struct BackendConfig {
-    kp_backend_t backend = KP_BACKEND_AUTO;  // never AUTO after resolve_config()
+    // AUTO after resolve_config() only on macOS, where make_backend() chooses at run time.
+    kp_backend_t backend = KP_BACKEND_AUTO;
     std::string kperf_path;
     std::string kperfdata_path;
+    std::string libsystem_path;  // "" = the process's own libSystem (macOS)
+    std::string reason;          // why `backend` was named: by the caller, or KPC_BACKEND
 };
+
+// The macOS rule for KP_BACKEND_AUTO, as a pure function: kperf when this process may
+// count with it (`kperf_status` KP_OK), the recount backend otherwise. `kperf_message` is
+// why kperf cannot count. Returns the backend and the reason kp_sampler_backend_reason gives.
+struct AutoChoice {
+    kp_backend_t backend;
+    std::string reason;
+};
+AutoChoice choose_apple_backend(int kperf_status, const std::string &kperf_message);
+
+// Tests only: make KP_BACKEND_AUTO follow the macOS rule (1) or this platform's (0).
+void set_apple_platform_for_testing(int on);
 
 // Apply options, then KPC_BACKEND / KPC_KPERF_PATH / KPC_KPERFDATA_PATH, then platform defaults.
 BackendConfig resolve_config(const kp_sampler_options_t *opts);
@@ -110,5 +148,6 @@ std::unique_ptr<Backend> make_backend(const BackendConfig &config);
 std::unique_ptr<Backend> make_perf_event_backend();
 std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,
                                             const std::string &kperfdata_path);
+std::unique_ptr<Backend> make_recount_backend(const std::string &libsystem_path);
 
 }  // namespace kpc

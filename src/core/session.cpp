@@ -31,6 +31,8 @@ const Event *Session::resolve(std::string_view name) {
                       " backend";
     std::string close = events_.suggest(name);
     if (!close.empty()) msg += "; did you mean: " + close + "?";
+    std::string hint = backend_->unknown_event_hint();
+    if (!hint.empty()) msg += "; " + hint;
     msg += " (run 'kpc list' to see every event)";
     fail(KP_EUNKNOWN_EVENT, msg);
 }

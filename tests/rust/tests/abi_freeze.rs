@@ -37,6 +37,7 @@ const RELEASED: &[(&str, &str, i64)] = &[
     ("kp_backend", "KP_BACKEND_AUTO", 0),
     ("kp_backend", "KP_BACKEND_KPERF", 1),
     ("kp_backend", "KP_BACKEND_PERF_EVENT", 2),
+    ("kp_backend", "KP_BACKEND_RECOUNT", 3),
 ];
 
 /// sizeof(kp_sampler_options_t) for each KP_SAMPLER_OPTIONS_VERSION ever released, in

@@ -15,6 +15,7 @@ class Backend(enum.IntEnum):
     AUTO = 0
     KPERF = 1
     PERF_EVENT = 2
+    RECOUNT = 3  # macOS without root: per-thread cycles and instructions (and P/E split)
 
 
 def _encode(path):

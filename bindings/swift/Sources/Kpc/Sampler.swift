@@ -24,6 +24,8 @@ public final class Sampler: @unchecked Sendable {
         case kperf = 1
         /// Linux `perf_event_open`.
         case perfEvent = 2
+        /// macOS without root: the kernel's per-thread cycles and instructions (and P/E split).
+        case recount = 3
     }
 
     /// The owned C handle.

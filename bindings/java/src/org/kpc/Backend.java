@@ -13,7 +13,9 @@ public enum Backend {
     /** Apple's private kperf/kperfdata frameworks, loaded with dlopen. */
     KPERF(kp_backend_t.KP_BACKEND_KPERF),
     /** Linux perf_event_open. */
-    PERF_EVENT(kp_backend_t.KP_BACKEND_PERF_EVENT);
+    PERF_EVENT(kp_backend_t.KP_BACKEND_PERF_EVENT),
+    /** macOS without root: the kernel's per-thread cycles and instructions (and P/E split). */
+    RECOUNT(kp_backend_t.KP_BACKEND_RECOUNT);
 
     private final int code;
 
