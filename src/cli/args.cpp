@@ -36,7 +36,9 @@ kp_backend_t parse_backend(const std::string &v, const std::string &topic) {
     if (v == "auto") return KP_BACKEND_AUTO;
     if (v == "kperf") return KP_BACKEND_KPERF;
     if (v == "perf_event") return KP_BACKEND_PERF_EVENT;
-    throw UsageError("--backend '" + v + "' is not a backend; use auto, kperf or perf_event", topic);
+    if (v == "recount") return KP_BACKEND_RECOUNT;
+    throw UsageError("--backend '" + v + "' is not a backend; use auto, kperf, perf_event or recount",
+                     topic);
 }
 
 int parse_repeat(const std::string &v, const std::string &topic) {

@@ -137,7 +137,7 @@ int ChildProcess::start() {
     return n == static_cast<ssize_t>(sizeof exec_errno) ? exec_errno : 0;
 }
 
-ChildExit ChildProcess::wait() {
+ChildExit ChildProcess::wait(const std::function<void()> &exited) {
     ChildExit ex;
     // Wait for the exit without reaping, so that a signal kpc passes on meanwhile can only
     // reach this command (a zombie still holds its pid); then stop passing them on and reap.
@@ -147,6 +147,7 @@ ChildExit ChildProcess::wait() {
         w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
     } while (w < 0 && errno == EINTR);
     stop_forwarding_signals();
+    if (w == 0 && exited) exited();
     pid_t r;
     do {
         r = wait4(pid_, &ex.wait_status, 0, &ex.usage);

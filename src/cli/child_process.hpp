@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,9 @@ public:
     // Let the child exec the command. Returns 0 once the exec succeeded, or the errno of the
     // failed exec (the child then exits 127 for ENOENT, 126 otherwise).
     int start();
-    // Wait for the child to end. Call once, after start().
-    ChildExit wait();
+    // Wait for the child to end. Call once, after start(). `exited` (may be empty) runs
+    // once the child has exited and before it is reaped: its totals are still readable.
+    ChildExit wait(const std::function<void()> &exited = {});
 
 private:
     void reap_unstarted() noexcept;

@@ -23,6 +23,9 @@ struct Access {
 // the terms of the backend in use.
 std::string fix_for(int status, int backend) {
     bool kperf = backend == KP_BACKEND_KPERF;
+    if (backend == KP_BACKEND_RECOUNT && status == KP_EUNSUPPORTED)
+        return "run on a Mac itself (not a virtual machine) with macOS 12.3 or later (13.0 for "
+               "P/E counts), or as root with the kperf backend";
     switch (status) {
     case KP_EPERM:
         return kperf ? "run kpc as root (sudo kpc ...)"
@@ -64,6 +67,7 @@ void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     };
     line("kpc version", kp_version_string());
     line("backend", kp_sampler_backend_name(s));
+    line("  chosen because", kp_sampler_backend_reason(s));
     line("cpu", kp_sampler_cpu_name(s));
     line("cpu id", kp_sampler_cpu_id(s));
     line("pmu", kp_sampler_pmu_name(s));
@@ -88,6 +92,7 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     JsonWriter j(out);
     j.begin_object();
     write_json_header(j, "kpc-info/1", s);
+    j.field("backend_reason", kp_sampler_backend_reason(s));
     j.key("counters");
     j.begin_object();
     j.field("fixed", static_cast<uint64_t>(fixed));

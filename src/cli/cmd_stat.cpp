@@ -41,13 +41,16 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
     o.native_name = kp_event_native_name(e);
     o.kind = kind_name(kp_event_kind(e));
     o.generic = kp_event_is_generic(e) != 0;
-    o.time_ns = o.generic && (o.event_name == "task-clock" || o.event_name == "cpu-clock");
+    // recount's user-time and system-time are nanoseconds too.
+    o.time_ns = (o.generic && (o.event_name == "task-clock" || o.event_name == "cpu-clock")) ||
+                (o.kind == "software" && (o.event_name == "user-time" || o.event_name == "system-time"));
     return o;
 }
 
 // Fold one run's count of an event into its outcome. A run that could not count the event
 // makes the whole event uncounted: a mean over some runs would mislead.
 void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
+    if (o.source.empty()) o.source = c.source;
     if (o.status != EventStatus::counted) return;
     if (!c.counted) {
         // Raw and libpfm4 events are listed as available until tried; the backend's status
@@ -137,7 +140,7 @@ void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_even
     ProcessCounting counting(s, attach.events, child.pid());
     r.system_wide = r.system_wide || counting.system_wide();
     int exec_errno = child.start();
-    ChildExit exit = child.wait();
+    ChildExit exit = child.wait([&counting] { counting.child_exited(); });
     if (exec_errno != 0)
         throw CliError("cannot run '" + o.child_argv[0] + "': " + std::strerror(exec_errno),
                        exec_errno == ENOENT ? kExitNotFound : kExitCannotRun);

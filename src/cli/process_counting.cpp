@@ -28,10 +28,17 @@ ProcessCounting::ProcessCounting(kp_sampler_t *sampler, const std::vector<const 
 
 ProcessCounting::~ProcessCounting() = default;
 
+void ProcessCounting::child_exited() noexcept {
+    if (counters_) counters_->child_exited();
+}
+
 std::vector<ProcessEventCount> ProcessCounting::read() {
     if (!counters_) return {};
     try {
-        return counters_->read();
+        std::vector<ProcessEventCount> counts = counters_->read();
+        for (ProcessEventCount &c : counts)
+            if (c.source.empty()) c.source = counters_->source();
+        return counts;
     } catch (const kpc::Error &e) {
         throw CliError(std::string("cannot read the counters: ") + e.what(), kExitStatFailed);
     }

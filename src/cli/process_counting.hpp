@@ -31,7 +31,11 @@ public:
     ProcessCounting(const ProcessCounting &) = delete;
     ProcessCounting &operator=(const ProcessCounting &) = delete;
 
-    // One entry per event, in order. Call after the child has been reaped.
+    // Call once the child has exited, before it is reaped (ChildProcess::wait's `exited`):
+    // the recount backend reads the command's own totals here.
+    void child_exited() noexcept;
+    // One entry per event, in order, each with its `source` set. Call after the child has
+    // been reaped.
     std::vector<ProcessEventCount> read();
     // True when the counts cover every CPU, not only the command (the kperf backend).
     bool system_wide() const;

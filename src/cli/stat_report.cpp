@@ -156,6 +156,21 @@ void write_summary(JsonWriter &j, const char *key, const Summary &s) {
     j.end_object();
 }
 
+// The counted events whose numbers came from `source`: nullopt when none did, "" when all
+// did, " (of a, b)" when some did.
+std::optional<std::string> events_from(const StatResult &r, const std::string &source) {
+    std::string names;
+    size_t n = 0, counted = 0;
+    for (const EventOutcome &e : r.events) {
+        if (e.status != EventStatus::counted) continue;
+        ++counted;
+        if (e.source != source) continue;
+        names += (n++ ? ", " : "") + e.name;
+    }
+    if (n == 0) return std::nullopt;
+    return n == counted ? "" : " (of " + names + ")";
+}
+
 }  // namespace
 
 std::string stat_report_text(const StatResult &r) {
@@ -185,9 +200,14 @@ std::string stat_report_text(const StatResult &r) {
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
     if (r.system_wide)
-        out += "\n note: system-wide counts: the " + r.backend +
+        out += "\n note: system-wide counts" + events_from(r, "system").value_or("") + ": the " +
+               r.backend +
                " backend cannot count one process, so these include everything the machine "
                "ran while the command did\n";
+    if (std::optional<std::string> own = events_from(r, "proc_pid_rusage"))
+        out += "\n note: the command's own totals" + *own +
+               ", from proc_pid_rusage: every thread of its process, in user and kernel mode, "
+               "but not the processes it started\n";
     std::string reasons = reasons_text(r);
     if (!reasons.empty()) out += "\n" + reasons;
     out += "\n";
@@ -229,6 +249,11 @@ std::string stat_report_json(const StatResult &r) {
         j.field("kind", e.kind);
         j.field("generic", e.generic);
         j.field("status", status_id(e.status));
+        j.key("source");  // where the number came from; null if the backend never read it
+        if (e.source.empty())
+            j.null();
+        else
+            j.value(e.source);
         j.key("reason");
         if (counted)
             j.null();

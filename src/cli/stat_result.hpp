@@ -22,6 +22,9 @@ struct EventOutcome {
     bool time_ns = false;     // task-clock / cpu-clock: the value is nanoseconds
     EventStatus status = EventStatus::counted;
     std::string reason;       // why not counted (first failing run); empty when counted
+    // Where the counts came from: "process" (counters on the command and its children),
+    // "system" (every CPU), "proc_pid_rusage" (the command's own totals); "" if never read.
+    std::string source;
     std::vector<double> values;        // per run, scaled up for multiplexing
     std::vector<uint64_t> raw_values;  // per run, as read
     uint64_t enabled_ns = 0;  // summed over runs
