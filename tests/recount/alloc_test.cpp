@@ -13,6 +13,12 @@ namespace {
 
 constexpr int kSamples = 2000;
 
+// The thread_selfcounts kind each parameter set makes the backend use.
+std::string kind_name(const ::testing::TestParamInfo<std::vector<const char *>> &info) {
+    static const char *const kKinds[] = {"Totals", "PerPerfLevel", "WithTimes", "PerPerfLevelWithTimes"};
+    return kKinds[info.index];
+}
+
 class RecountAlloc : public ::testing::TestWithParam<std::vector<const char *>> {
 protected:
     void SetUp() override {
@@ -57,7 +63,4 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<const char *>{"p-cycles", "e-cycles"},
                       std::vector<const char *>{"cycles", "task-clock"},
                       std::vector<const char *>{"p-instructions", "user-time", "system-time"}),
-    [](const ::testing::TestParamInfo<std::vector<const char *>> &info) {
-        const char *const kind[] = {"Totals", "PerPerfLevel", "WithTimes", "PerPerfLevelWithTimes"};
-        return std::string(kind[info.index]);
-    });
+    kind_name);
