@@ -36,7 +36,7 @@ std::string hardware_pmu_name() {
     if (DIR *d = opendir("/sys/bus/event_source/devices")) {
         while (dirent *ent = readdir(d)) {
             std::string n = ent->d_name;
-            if (n.rfind("armv8", 0) == 0 || n.rfind("apple_", 0) == 0 || n.rfind("arm_", 0) == 0) {
+            if (n != "cpu" && is_cpu_pmu_name(n)) {
                 found = n;
                 break;
             }
@@ -47,6 +47,11 @@ std::string hardware_pmu_name() {
 }
 
 }  // namespace
+
+bool is_cpu_pmu_name(const std::string &n) {
+    return n == "cpu" || n == "cpu_core" || n == "cpu_atom" || n.rfind("armv8", 0) == 0 ||
+           n.rfind("apple_", 0) == 0 || n.rfind("arm_", 0) == 0;
+}
 
 PmuShape detect_pmu() {
     PmuShape s;

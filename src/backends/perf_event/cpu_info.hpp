@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "core/backend.hpp"
 
@@ -15,5 +16,9 @@ struct PmuShape {
 };
 
 PmuShape detect_pmu();
+
+// Whether a PMU name under /sys/bus/event_source/devices is a CPU's core PMU: "cpu"
+// (x86), "cpu_core"/"cpu_atom" (Intel hybrid), "armv8_*", "arm_*", "apple_*" (Arm, Asahi).
+bool is_cpu_pmu_name(const std::string &name);
 
 }  // namespace kpc::perf

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "backends/perf_event/core_type_events.hpp"
 #include "backends/perf_event/perf_errors.hpp"
 #include "core/error.hpp"
 
@@ -25,6 +26,10 @@ perf_event_attr make_attr(const Event &e) {
     a.config2 = e.perf_config2;
     a.exclude_hv = 1;
     a.exclude_kernel = is_hardware(e) ? 1 : 0;
+    // Apple's PMU driver (Asahi Linux) refuses events that do not exclude guests
+    // (EOPNOTSUPP); perf opens hardware events this way too, and a thread's own count
+    // never includes a guest's.
+    a.exclude_guest = is_hardware(e) ? 1 : 0;
     return a;
 }
 
@@ -37,6 +42,22 @@ int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags)
         fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, flags));
     }
     return fd;
+}
+
+std::string group_pmu_conflict(const std::vector<const Event *> &events, size_t i) {
+    if (!is_hardware(*events[i])) return "";
+    const uint32_t mine = explicit_pmu_type(*events[i]);
+    if (mine == 0) return "";  // the kernel picks its PMU: no telling
+    for (size_t j = 0; j < i; ++j) {
+        const uint32_t theirs = is_hardware(*events[j]) ? explicit_pmu_type(*events[j]) : 0;
+        if (theirs == 0 || theirs == mine) continue;
+        return "event '" + events[i]->name + "' (" + events[i]->native_name +
+               ") counts on another PMU than '" + events[j]->name + "' (" +
+               events[j]->native_name +
+               "), and the kernel schedules a group on one PMU only: count each core type's "
+               "events with its own kp_thread_t";
+    }
+    return "";
 }
 
 EventGroup::EventGroup(const std::vector<const Event *> &events) : n_(events.size()) {
@@ -52,6 +73,10 @@ EventGroup::EventGroup(const std::vector<const Event *> &events) : n_(events.siz
             int err = errno;
             for (int open_fd : fds_) close(open_fd);
             fds_.clear();
+            if (err == EINVAL) {
+                std::string conflict = group_pmu_conflict(events, i);
+                if (!conflict.empty()) fail(KP_ECONFLICT, conflict + " " + errno_text(err), err);
+            }
             throw_open_error(err, events[i]->name, is_hardware(*events[i]), i > 0);
         }
         fds_.push_back(fd);

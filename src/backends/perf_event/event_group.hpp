@@ -4,6 +4,7 @@
 
 #include <linux/perf_event.h>
 
+#include <string>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -19,6 +20,11 @@ bool is_hardware(const Event &e);
 // perf_event_open, retrying software events user-only when the paranoid level forbids
 // kernel counting. Returns the fd or -1 with errno set.
 int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags);
+
+// When the kernel refuses member `i` of a group with EINVAL: if an earlier hardware event
+// names another PMU (p-cycles with e-cycles on a hybrid CPU), the message that says so;
+// else empty. The kernel keeps a group on one hardware PMU.
+std::string group_pmu_conflict(const std::vector<const Event *> &events, size_t i);
 
 class EventGroup final : public ThreadCounters {
 public:

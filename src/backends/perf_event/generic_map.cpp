@@ -2,6 +2,8 @@
 
 #include <linux/perf_event.h>
 
+#include "backends/perf_event/core_type_events.hpp"
+
 namespace kpc::perf {
 namespace {
 
@@ -35,14 +37,8 @@ Encoding encode_generic(GenericId id) {
     case G::ref_cycles: return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, "PERF_COUNT_HW_REF_CPU_CYCLES"};
     case G::p_cycles:
     case G::e_cycles:
-        return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
-                std::string("PERF_COUNT_HW_CPU_CYCLES on the ") + (id == G::p_cycles ? "P" : "E") + "-core PMU",
-                "no hybrid PMU: this CPU has one core type; use cycles/instructions"};
     case G::p_instructions:
-    case G::e_instructions:
-        return {PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
-                std::string("PERF_COUNT_HW_INSTRUCTIONS on the ") + (id == G::p_instructions ? "P" : "E") + "-core PMU",
-                "no hybrid PMU: this CPU has one core type; use cycles/instructions"};
+    case G::e_instructions: return encode_per_core_type(id);
     case G::task_clock: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "PERF_COUNT_SW_TASK_CLOCK"};
     case G::cpu_clock: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "PERF_COUNT_SW_CPU_CLOCK"};
     case G::page_faults: return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "PERF_COUNT_SW_PAGE_FAULTS"};

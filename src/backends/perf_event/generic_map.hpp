@@ -15,6 +15,7 @@ struct Encoding {
     std::string unavailable = {};  // non-empty: this machine cannot count it, and why
 };
 
+// Per-core-type events read sysfs (core_type_events.hpp); the others are constants.
 Encoding encode_generic(GenericId id);
 
 }  // namespace kpc::perf

@@ -57,7 +57,8 @@ int diagnose_open_error(int err, const std::string &event, bool hardware, bool i
         if (in_group && hardware) {
             status = KP_ECONFLICT;
             why = "the kernel cannot schedule this group: the PMU has too few counters for "
-                  "these hardware events together; count fewer events per kp_thread_t";
+                  "these hardware events together, or they count on different PMUs (a hybrid "
+                  "CPU's core types); count fewer events per kp_thread_t";
         } else {
             why = "the kernel rejected the event encoding (check the raw code or event name)";
         }
