@@ -474,10 +474,13 @@ class KpcCliTest(unittest.TestCase):
         self.assertEqual(set(r["elapsed_ns"]), summary)
         for e in r["events"]:
             self.assertEqual(set(e), {"name", "event", "native_name", "kind", "generic", "status",
-                                      "reason", "unit", "value", "raw_values", "time_enabled_ns",
-                                      "time_running_ns", "running_pct", "multiplexed", "metric"})
+                                      "source", "reason", "unit", "value", "raw_values",
+                                      "time_enabled_ns", "time_running_ns", "running_pct",
+                                      "multiplexed", "metric"})
             self.assertIn(e["status"], ("counted", "not_supported", "not_counted"))
             if e["status"] == "counted":
+                # perf_event attaches counters to the command and its children.
+                self.assertEqual(e["source"], "process")
                 self.assertEqual(set(e["value"]), summary)
                 self.assertIsNone(e["reason"])
                 self.assertEqual(set(e["metric"]), {"id", "value", "unit"})
