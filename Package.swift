@@ -8,17 +8,17 @@
 // §15). See bindings/swift/README.md.
 //
 // Kept in sync by hand with src/CMakeLists.txt and src/backends/*/sources.cmake:
-//   - the directories compiled: src/core, src/capi, src/backends/kperf, and on Linux only
-//     src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake lists each file);
+//   - the directories compiled: src/core, src/capi, src/backends/kperf, src/backends/recount,
+//     and on Linux only src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake lists each file);
 //   - the defines: KPC_HAVE_PERF_EVENT on Linux (never KPC_HAVE_LIBPFM: libpfm4 stays off);
 //   - the include directories src/ and include/, C++17, and dl/pthread on Linux.
 import PackageDescription
 
 #if os(Linux)
-let backendDirectories = ["src/backends/kperf", "src/backends/perf_event"]
+let backendDirectories = ["src/backends/kperf", "src/backends/recount", "src/backends/perf_event"]
 #else
 // perf_event_open exists only on Linux.
-let backendDirectories = ["src/backends/kperf"]
+let backendDirectories = ["src/backends/kperf", "src/backends/recount"]
 #endif
 
 let package = Package(
@@ -37,6 +37,7 @@ let package = Package(
             path: ".",
             exclude: [
                 "src/backends/kperf/sources.cmake",
+                "src/backends/recount/sources.cmake",
                 "src/backends/perf_event/sources.cmake",
             ],
             sources: ["src/core", "src/capi"] + backendDirectories,
