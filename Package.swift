@@ -9,7 +9,8 @@
 //
 // Kept in sync by hand with src/CMakeLists.txt and src/backends/*/sources.cmake:
 //   - the directories compiled: src/core, src/capi, src/backends/kperf, src/backends/recount,
-//     and on Linux only src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake lists each file);
+//     and on Linux only src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake
+//     lists each file);
 //   - the defines: KPC_HAVE_PERF_EVENT on Linux (never KPC_HAVE_LIBPFM: libpfm4 stays off);
 //   - the include directories src/ and include/, C++17, and dl/pthread on Linux.
 import PackageDescription
@@ -64,6 +65,22 @@ let package = Package(
             name: "KpcQuickstart",
             dependencies: ["Kpc"],
             path: "bindings/swift/Examples/Quickstart"
+        ),
+        // bindings/swift/README.md's benchmark-shaped example: page faults per operation
+        // (CTest swift_touch_pages checks them).
+        .executableTarget(
+            name: "KpcTouchPages",
+            dependencies: ["Kpc"],
+            path: "bindings/swift/Examples/TouchPages"
+        ),
+        // bench/swift_sample_cost: what a sample costs from Swift next to the C sample
+        // (docs/performance.md; CTest swift_sample_cost runs a short pass). Its C++ file is
+        // built by CMake as an LD_PRELOAD library, not by SwiftPM.
+        .executableTarget(
+            name: "KpcSampleCost",
+            dependencies: ["Kpc", "CKpc"],
+            path: "bench/swift_sample_cost",
+            exclude: ["CMakeLists.txt", "alloc_preload.cpp"]
         ),
         .testTarget(
             name: "KpcTests",
