@@ -79,9 +79,7 @@ TEST_F(Recount, EfficiencyFirstOrderOfMacos13) {
         std::vector<uint64_t> v = sample(t);
         EXPECT_EQ(v[1] + v[2], v[0]);
         EXPECT_NEAR(static_cast<double>(v[1]) / static_cast<double>(v[0]), 0.8, 0.01);
-        TearDown();
-        threads_.clear();
-        sampler_ = nullptr;
+        close();
     }
 }
 
@@ -99,9 +97,7 @@ TEST_F(Recount, OnePerfLevelReadsZeroOnE) {
         EXPECT_EQ(v[1], v[0]);
         EXPECT_EQ(v[2], 0u);
         EXPECT_EQ(v[3], 0u);
-        TearDown();
-        threads_.clear();
-        sampler_ = nullptr;
+        close();
     }
 }
 
@@ -116,9 +112,7 @@ TEST_F(Recount, TimesAreNanosecondsWhateverTheTimebase) {
         EXPECT_LE(static_cast<double>(d.counts[0]), static_cast<double>(d.cpu_ns) * 1.001 + 1000);
         // user + system = task-clock, up to one ns of rounding per conversion.
         EXPECT_NEAR(static_cast<double>(d.counts[1] + d.counts[2]), static_cast<double>(d.counts[0]), 4.0);
-        TearDown();
-        threads_.clear();
-        sampler_ = nullptr;
+        close();
     }
 }
 

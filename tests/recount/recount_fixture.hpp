@@ -69,10 +69,14 @@ protected:
         EXPECT_EQ(kp_sampler_event_find(&e, sampler_, name), KP_OK) << kp_error_last_message();
         return e;
     }
-    void TearDown() override {
+    // Frees the handles and the sampler, so that one test can open() another machine.
+    void close() {
         for (kp_thread_t *t : threads_) kp_thread_free(t);
+        threads_.clear();
         kp_sampler_free(sampler_);
+        sampler_ = nullptr;
     }
+    void TearDown() override { close(); }
     kp_sampler_t *sampler_ = nullptr;
     std::vector<kp_thread_t *> threads_;
 };
