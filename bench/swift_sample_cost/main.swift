@@ -40,11 +40,13 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// x with exactly `digits` decimals (no Foundation for String(format:)).
 func fixed(_ x: Double, _ digits: Int) -> String {
-    var scale = 1.0
+    var scale = 1
     for _ in 0..<digits { scale *= 10 }
-    let v = (x * scale).rounded() / scale
-    return "\(v)"
+    let v = Int((x * Double(scale)).rounded())
+    let frac = String(v % scale)
+    return "\(v / scale)." + String(repeating: "0", count: digits - frac.count) + frac
 }
 
 func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
