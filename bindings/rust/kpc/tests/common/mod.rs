@@ -1,0 +1,55 @@
+//! Shared by the integration tests of both crates (kpc-criterion includes it by path).
+#![allow(dead_code)]
+
+use std::fs::OpenOptions;
+use std::io::Write;
+
+/// cargo's harness has no "skipped" result: a test that cannot run here (hardware events
+/// on a machine without a PMU) returns early after calling this. The reason goes to stderr
+/// and to $KPC_SKIP_LOG, and tests/rust/run_cargo_test.py then reports the CTest test as
+/// skipped, never as passed.
+pub fn skip(test: &str, reason: &str) {
+    eprintln!("skipped {}: {}", test, reason);
+    if let Some(path) = std::env::var_os("KPC_SKIP_LOG") {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .expect("open KPC_SKIP_LOG");
+        writeln!(file, "{}: {}", test, reason).expect("write KPC_SKIP_LOG");
+    }
+}
+
+/// Maps `pages` fresh anonymous pages, writes one byte to each (the first write to a page
+/// faults it in) and unmaps them: `pages` page faults.
+pub fn touch_fresh_pages(pages: usize) {
+    // SAFETY: a private anonymous mapping of our own, written within its bounds and
+    // unmapped once.
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE) as usize;
+        let len = pages * page;
+        let region = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        assert_ne!(region, libc::MAP_FAILED, "mmap of {} bytes failed", len);
+        for i in 0..pages {
+            std::ptr::write_volatile((region as *mut u8).add(i * page), 1);
+        }
+        libc::munmap(region, len);
+    }
+}
+
+/// Whether a hardware event's error is the honest "this machine or process cannot count
+/// it" kind, with a message naming the cause.
+pub fn is_cannot_count_here(e: &kpc::SamplerError) -> bool {
+    use kpc::Status::*;
+    matches!(
+        e.status(),
+        Unavailable | Unsupported | PermissionDenied | Busy
+    ) && !e.message().is_empty()
+}

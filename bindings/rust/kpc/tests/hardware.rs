@@ -1,0 +1,35 @@
+//! Hardware events (instructions, cycles) where the machine has a PMU the process may use;
+//! elsewhere they must fail with an error that says why. A file of its own, so that CTest
+//! reports it skipped on such machines while the software-event tests report passed.
+mod common;
+
+use common::{is_cannot_count_here, skip};
+use kpc::Sampler;
+
+/// Hardware events either count, or fail with an error that says why: never a silent 0.
+#[test]
+fn hardware_events_count_or_say_why_not() {
+    let s = Sampler::new().unwrap();
+    match s.thread(["instructions", "cycles"]) {
+        Ok(mut t) => {
+            t.start().unwrap();
+            let before = t.sample().unwrap();
+            let n = 100_000u64;
+            // A volatile read: the compiler cannot fold the loop into a constant.
+            let sum: u64 = (0..unsafe { std::ptr::read_volatile(&n) }).sum();
+            assert!(sum > 0);
+            let after = t.sample().unwrap();
+            assert!(
+                after[0] - before[0] >= 100_000,
+                "instructions {:?} -> {:?}",
+                before,
+                after
+            );
+            assert!(after[1] > before[1], "cycles {:?} -> {:?}", before, after);
+        }
+        Err(e) => {
+            assert!(is_cannot_count_here(&e), "unexpected error: {}", e);
+            skip("hardware_events_count_or_say_why_not", &e.to_string());
+        }
+    }
+}
