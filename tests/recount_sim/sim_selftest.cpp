@@ -515,8 +515,10 @@ TEST_F(Rcsim, PidinfoOtherThreadOfThisProcess) {
     std::condition_variable cv;
     int stage = 0;
     uint64_t tid = 0, cpu_before = 0, cpu_after = 0;
+    // The worker ends up with clearly more CPU time than the caller, so their counts differ.
+    const uint64_t target_ns = thread_ns() + 30000000ull;
     std::thread worker([&] {
-        spin_ms(20);
+        while (thread_ns() < target_ns) spin_ms(1);
         std::unique_lock<std::mutex> lock(mu);
         tid = my_tid();
         cpu_before = thread_ns();
