@@ -11,6 +11,7 @@ packages=(
   linux-perf                                 # kpc stat is checked against perf stat
   valgrind                                   # callgrind instruction counts (bench/)
   bindgen libclang-dev                       # Rust ABI harness: FFI generated from kpc.h
+  librust-criterion-dev librust-libc-dev     # Rust crates (bindings/rust), built offline from /usr/share/cargo/registry
   swig                                       # Java and Go bindings (bindings/swig/kpc.i)
   openjdk-17-jdk-headless junit5             # Java binding and its JUnit 5 tests
   golang-go                                  # Go binding and its tests

@@ -53,6 +53,7 @@ extern "C" {
     pub fn kp_sampler_release(s: *mut kp_sampler_t) -> c_int;
     pub fn kp_sampler_backend(s: *const kp_sampler_t) -> c_int;
     pub fn kp_sampler_backend_name(s: *const kp_sampler_t) -> *const c_char;
+    pub fn kp_sampler_backend_reason(s: *const kp_sampler_t) -> *const c_char;
     pub fn kp_sampler_cpu_id(s: *const kp_sampler_t) -> *const c_char;
     pub fn kp_sampler_cpu_name(s: *const kp_sampler_t) -> *const c_char;
     pub fn kp_sampler_pmu_name(s: *const kp_sampler_t) -> *const c_char;

@@ -19,6 +19,9 @@ pub enum Backend {
     Kperf,
     /// Linux perf_event_open.
     PerfEvent,
+    /// Apple without root: the kernel's per-thread counts (cycles, instructions, their
+    /// P/E-core split, task-clock).
+    Recount,
 }
 
 /// Options for [`Sampler::with_options`]; `Default` is what [`Sampler::new`] uses.
@@ -81,6 +84,7 @@ impl Sampler {
             None | Some(Backend::Auto) => 0,
             Some(Backend::Kperf) => 1,
             Some(Backend::PerfEvent) => 2,
+            Some(Backend::Recount) => 3,
         };
         opts.kperf_path = kperf.as_ref().map_or(ptr::null(), |s| s.as_ptr());
         opts.kperfdata_path = kperfdata.as_ref().map_or(ptr::null(), |s| s.as_ptr());
@@ -134,20 +138,30 @@ impl Sampler {
         }
     }
 
-    /// The backend in use.
-    pub fn backend(&self) -> Backend {
+    /// The backend in use; `None` for one this crate does not know yet (see
+    /// [`Sampler::backend_name`]).
+    pub fn backend(&self) -> Option<Backend> {
         // SAFETY: live sampler.
         match unsafe { ffi::kp_sampler_backend(self.raw.as_ptr()) } {
-            1 => Backend::Kperf,
-            2 => Backend::PerfEvent,
-            _ => Backend::Auto,
+            1 => Some(Backend::Kperf),
+            2 => Some(Backend::PerfEvent),
+            3 => Some(Backend::Recount),
+            _ => None,
         }
     }
 
-    /// "kperf" or "perf_event".
+    /// "kperf", "perf_event" or "recount".
     pub fn backend_name(&self) -> String {
         // SAFETY: live sampler; static string.
         ffi::owned(unsafe { ffi::kp_sampler_backend_name(self.raw.as_ptr()) }).unwrap_or_default()
+    }
+
+    /// Why this backend, for a user to read: e.g. "the platform's own (Linux)", or on a
+    /// Mac without root "not root: counting cycles and instructions per thread without
+    /// root; run with sudo for all events".
+    pub fn backend_reason(&self) -> String {
+        // SAFETY: live sampler; string owned by it, copied.
+        ffi::owned(unsafe { ffi::kp_sampler_backend_reason(self.raw.as_ptr()) }).unwrap_or_default()
     }
 
     /// Machine-readable CPU identifier: the kpep database name on Apple ("as4"),

@@ -8,7 +8,7 @@ use kpc::{Backend, Sampler, Status};
 /// The software events exist only on perf_event; under the kperf backend these tests skip.
 fn software_sampler(test: &str) -> Option<Sampler> {
     let s = Sampler::new().expect("Sampler::new");
-    if s.backend() != Backend::PerfEvent {
+    if s.backend() != Some(Backend::PerfEvent) {
         skip(
             test,
             "page-faults and task-clock are perf_event (Linux) events",

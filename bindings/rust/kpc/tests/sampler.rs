@@ -8,11 +8,13 @@ fn describes_backend_and_cpu() {
     let s = Sampler::new().expect("Sampler::new");
     let name = s.backend_name();
     let expected = match s.backend() {
-        Backend::Kperf => "kperf",
-        Backend::PerfEvent => "perf_event",
-        other => panic!("unexpected backend {:?}", other),
+        Some(Backend::Kperf) => "kperf",
+        Some(Backend::PerfEvent) => "perf_event",
+        Some(Backend::Recount) => "recount",
+        other => panic!("unexpected backend {:?} ({})", other, name),
     };
     assert_eq!(name, expected);
+    assert!(!s.backend_reason().is_empty());
     assert!(!s.cpu_id().is_empty());
     assert!(!s.pmu_name().is_empty());
     assert!(!kpc::version().is_empty());
@@ -30,7 +32,12 @@ fn explicit_options_choose_the_backend() {
         ..SamplerOptions::default()
     };
     let s = Sampler::with_options(&options).expect("Sampler::with_options");
-    assert_eq!(s.backend(), backend);
+    assert_eq!(s.backend(), Some(backend));
+    assert!(
+        s.backend_reason().contains("caller"),
+        "{}",
+        s.backend_reason()
+    );
 }
 
 #[test]
@@ -44,7 +51,7 @@ fn lists_and_finds_events() {
     assert!(cycles.is_generic);
     let found = s.find_event("cycles").expect("find cycles");
     assert_eq!(&found, cycles);
-    if s.backend() == Backend::PerfEvent {
+    if s.backend() == Some(Backend::PerfEvent) {
         let faults = s.find_event("page-faults").unwrap();
         assert_eq!(faults.kind, Some(EventKind::Software));
         assert!(faults.is_available, "{}", faults.unavailable_reason);
