@@ -54,6 +54,7 @@ type Sampler struct {
 	// Fixed for the session's life, so copied once and readable after Close.
 	backend      Backend
 	backendName  string
+	reason       string
 	cpuID        string
 	cpuName      string
 	pmuName      string
@@ -88,6 +89,7 @@ func NewSampler(opts *Options) (*Sampler, error) {
 		h:           h,
 		backend:     Backend(ckpc.Kp_sampler_backend(h)),
 		backendName: ckpc.Kp_sampler_backend_name(h),
+		reason:      ckpc.Kp_sampler_backend_reason(h),
 		cpuID:       ckpc.Kp_sampler_cpu_id(h),
 		cpuName:     ckpc.Kp_sampler_cpu_name(h),
 		pmuName:     ckpc.Kp_sampler_pmu_name(h),
@@ -125,11 +127,17 @@ func (s *Sampler) Close() error {
 	return nil
 }
 
-// Backend returns the backend in use (BackendKperf or BackendPerfEvent).
+// Backend returns the backend in use (BackendKperf, BackendPerfEvent or BackendRecount).
 func (s *Sampler) Backend() Backend { return s.backend }
 
-// BackendName returns "kperf" or "perf_event". Copied at creation; valid after Close.
+// BackendName returns "kperf", "perf_event" or "recount". Copied at creation; valid after
+// Close.
 func (s *Sampler) BackendName() string { return s.backendName }
+
+// BackendReason says why the session uses its backend (kp_sampler_backend_reason), e.g.
+// "named by KPC_BACKEND" or, on macOS, why recount was chosen instead of kperf. Copied at
+// creation; valid after Close.
+func (s *Sampler) BackendReason() string { return s.reason }
 
 // CPUID returns the machine-readable CPU / event-database id: the kpep database name on
 // Apple ("a14", ...), "<vendor>-<family>-<model>" on Linux. Valid after Close.

@@ -45,17 +45,18 @@ typedef _gostring_ swig_type_12;
 typedef _gostring_ swig_type_13;
 typedef _gostring_ swig_type_14;
 typedef _gostring_ swig_type_15;
-typedef long long swig_type_16;
+typedef _gostring_ swig_type_16;
 typedef long long swig_type_17;
-typedef _gostring_ swig_type_18;
+typedef long long swig_type_18;
 typedef _gostring_ swig_type_19;
-typedef long long swig_type_20;
+typedef _gostring_ swig_type_20;
 typedef long long swig_type_21;
 typedef long long swig_type_22;
 typedef long long swig_type_23;
 typedef long long swig_type_24;
-typedef _gostring_ swig_type_25;
+typedef long long swig_type_25;
 typedef _gostring_ swig_type_26;
+typedef _gostring_ swig_type_27;
 extern void _wrap_Swig_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_ckpc_9c49710f6f359f1e(swig_intgo arg1);
 extern swig_intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e(void);
@@ -101,30 +102,32 @@ extern swig_intgo _wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(uintptr_t a
 extern swig_intgo _wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e(void);
 extern swig_intgo _wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e(void);
 extern swig_intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e(void);
+extern swig_intgo _wrap_KP_BACKEND_RECOUNT_ckpc_9c49710f6f359f1e(void);
 extern swig_intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2);
 extern void _wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_type_12 _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_13 _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_14 _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_15 _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_13 _wrap_kp_sampler_backend_reason_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_14 _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_15 _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern swig_type_16 _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_voidp arg2, uintptr_t arg3);
 extern swig_intgo _wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_16 _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern uintptr_t _wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_17 arg2);
-extern swig_intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_18 arg3);
-extern swig_intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
+extern swig_type_17 _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_18 arg2);
+extern swig_intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
+extern swig_intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, uintptr_t arg2, swig_type_20 arg3);
 extern void _wrap_kp_thread_free_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(uintptr_t arg1);
 extern swig_intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3);
-extern swig_intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_21 arg4, swig_voidp arg5, swig_voidp arg6);
-extern swig_intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3);
+extern swig_intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_22 arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4);
 extern swig_intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern swig_type_23 _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
-extern uintptr_t _wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_24 arg2);
-extern swig_intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_intgo arg2, swig_type_25 arg3, swig_type_26 arg4);
+extern swig_type_24 _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(uintptr_t arg1);
+extern uintptr_t _wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(swig_voidp arg1, swig_intgo arg2, swig_type_26 arg3, swig_type_27 arg4);
 #undef intgo
 */
 import "C"
@@ -584,6 +587,14 @@ func _swig_getKP_BACKEND_PERF_EVENT() (_swig_ret Enum_SS_kp_backend) {
 
 var KP_BACKEND_PERF_EVENT Enum_SS_kp_backend = _swig_getKP_BACKEND_PERF_EVENT()
 
+func _swig_getKP_BACKEND_RECOUNT() (_swig_ret Enum_SS_kp_backend) {
+	var swig_r Enum_SS_kp_backend
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_RECOUNT_ckpc_9c49710f6f359f1e())
+	return swig_r
+}
+
+var KP_BACKEND_RECOUNT Enum_SS_kp_backend = _swig_getKP_BACKEND_RECOUNT()
+
 func Kp_sampler_new(arg1 *Kp_sampler, arg2 Struct_SS_kp_sampler_options) (_swig_ret int) {
 	var swig_r int
 	var _swig_i_0 *uintptr
@@ -630,6 +641,16 @@ func Kp_sampler_backend_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	swig_r_p := C._wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = swigCopyString(swig_r)
+	return swig_r_1
+}
+
+func Kp_sampler_backend_reason(arg1 Kp_sampler) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_kp_sampler_backend_reason_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -693,7 +714,7 @@ func Kp_sampler_event_at(arg1 Kp_sampler, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1))))
 	return swig_r
 }
 
@@ -708,7 +729,7 @@ func Kp_sampler_event_find(arg1 *Kp_event, arg2 Kp_sampler, arg3 string) (_swig_
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -749,7 +770,7 @@ func Kp_thread_new(arg1 *Kp_thread, arg2 Kp_sampler, arg3 []string) (_swig_ret i
 		_swig_i_2 = string(packed)
 	}
 
-	swig_r = (int)(C._wrap_kp_thread_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_thread_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -794,7 +815,7 @@ func Kp_thread_sample(arg1 Kp_thread, arg2 []uint64, arg3 int64) (_swig_ret int)
 	}
 
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2)))
 	return swig_r
 }
 
@@ -816,7 +837,7 @@ func Kp_thread_sample_full(arg1 Kp_thread, arg2 []uint64, arg3 []byte, arg4 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_22(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -826,7 +847,7 @@ func Kp_thread_calibrate(arg1 Kp_thread, arg2 *uint64, arg3 int64, arg4 uint) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -848,7 +869,7 @@ func Kp_thread_event_at(arg1 Kp_thread, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))))
 	return swig_r
 }
 
@@ -864,7 +885,7 @@ func Kpgo_sampler_new(arg1 *Kp_sampler, arg2 int, arg3 string, arg4 string) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {

@@ -761,6 +761,18 @@ intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e() {
 }
 
 
+intgo _wrap_KP_BACKEND_RECOUNT_ckpc_9c49710f6f359f1e() {
+  enum kp_backend result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_BACKEND_RECOUNT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   kp_sampler_options_t *arg2 = (kp_sampler_options_t *) 0 ;
@@ -820,6 +832,19 @@ _gostring_ _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(struct kp_sampler
   arg1 = *(kp_sampler_t **)&_swig_go_0; 
   
   result = (char *)kp_sampler_backend_name((struct kp_sampler const *)arg1);
+  _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_kp_sampler_backend_reason_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+  kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(kp_sampler_t **)&_swig_go_0; 
+  
+  result = (char *)kp_sampler_backend_reason((struct kp_sampler const *)arg1);
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
   return _swig_go_result;
 }

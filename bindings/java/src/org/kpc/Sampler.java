@@ -83,10 +83,20 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
-    /** Backend name: "kperf" or "perf_event". */
+    /** Backend name: "kperf", "perf_event" or "recount". */
     public String backendName() {
         synchronized (handle) {
             return KpcNative.kp_sampler_backend_name(open());
+        }
+    }
+
+    /**
+     * Why this session uses its backend ({@code kp_sampler_backend_reason}), e.g. "named by
+     * KPC_BACKEND" or, on macOS, why recount was chosen instead of kperf.
+     */
+    public String backendReason() {
+        synchronized (handle) {
+            return KpcNative.kp_sampler_backend_reason(open());
         }
     }
 
