@@ -106,6 +106,7 @@ _PROTOTYPES = {
     "kp_sampler_access": (_int, [_void_p]),
     "kp_sampler_backend": (_int, [_void_p]),
     "kp_sampler_backend_name": (_c_char_p, [_void_p]),
+    "kp_sampler_backend_reason": (_c_char_p, [_void_p]),
     "kp_sampler_cpu_id": (_c_char_p, [_void_p]),
     "kp_sampler_cpu_name": (_c_char_p, [_void_p]),
     "kp_sampler_pmu_name": (_c_char_p, [_void_p]),

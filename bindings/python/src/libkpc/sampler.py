@@ -53,8 +53,13 @@ class Sampler(OwnedHandle):
 
     @property
     def backend_name(self):
-        """"kperf" or "perf_event"."""
+        """"kperf", "perf_event" or "recount"."""
         return _native.text(_native.lib().kp_sampler_backend_name(self._handle()))
+
+    @property
+    def backend_reason(self):
+        """Why this session uses its backend (kp_sampler_backend_reason), e.g. "named by KPC_BACKEND"."""
+        return _native.text(_native.lib().kp_sampler_backend_reason(self._handle()))
 
     @property
     def cpu_id(self):
