@@ -73,8 +73,12 @@ public final class Sampler: @unchecked Sendable {
         Backend(rawValue: kp_sampler_backend(raw)) ?? .auto
     }
 
-    /// The backend's name: `"kperf"` or `"perf_event"`.
+    /// The backend's name: `"kperf"`, `"perf_event"` or `"recount"`.
     public var backendName: String { String(cString: kp_sampler_backend_name(raw)) }
+
+    /// Why the session uses its backend (`kp_sampler_backend_reason`), e.g. `"named by
+    /// KPC_BACKEND"` or, on macOS, why recount was chosen instead of kperf.
+    public var backendReason: String { String(cString: kp_sampler_backend_reason(raw)) }
 
     /// Machine-readable CPU / event-database identifier: the kpep database name on Apple
     /// (`"a14"`, `"as4"`, ...), `"<vendor>-<family>-<model>"` on Linux.
