@@ -1,24 +1,13 @@
 //! Shared by the integration tests of both crates (kpc-criterion includes it by path).
 #![allow(dead_code)]
 
-use std::fs::OpenOptions;
-use std::io::Write;
-
-/// cargo's harness has no "skipped" result: a test that cannot run here (hardware events
-/// on a machine without a PMU) returns early after calling this. The reason goes to stderr
-/// and to $KPC_SKIP_LOG, and tests/rust/run_cargo_test.py then reports the CTest test as
-/// skipped, never as passed.
-pub fn skip(test: &str, reason: &str) {
-    eprintln!("skipped {}: {}", test, reason);
-    if let Some(path) = std::env::var_os("KPC_SKIP_LOG") {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .expect("open KPC_SKIP_LOG");
-        writeln!(file, "{}: {}", test, reason).expect("write KPC_SKIP_LOG");
-    }
-}
+/// tests/rust's skip protocol (cargo's harness has no "skipped" result): a test that cannot
+/// run here records why in $KPC_SKIP_LOG and returns, and tests/rust/run_cargo_test.py, which
+/// CTest runs these tests with, reports it skipped, never passed.
+#[path = "../../../../../tests/rust/src/skip.rs"]
+mod skip;
+#[allow(unused_imports)] // not every test file skips
+pub use skip::skip;
 
 /// Maps `pages` fresh anonymous pages, writes one byte to each (the first write to a page
 /// faults it in) and unmaps them: `pages` page faults.
