@@ -83,21 +83,6 @@ double parse_alpha(const std::string &v, const std::string &topic) {
     return d;
 }
 
-void add_events(std::vector<std::string> &out, const std::string &list, const std::string &topic) {
-    size_t start = 0;
-    while (true) {
-        size_t comma = list.find(',', start);
-        std::string name = list.substr(start, comma == std::string::npos ? std::string::npos
-                                                                         : comma - start);
-        if (name.empty())
-            throw UsageError("-e '" + list + "' has an empty event name; separate names with single commas",
-                             topic);
-        out.push_back(name);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-}
-
 // Walks argv, handing out options and their values in the forms -x V, -xV, --long V, --long=V.
 class Cursor {
 public:
@@ -141,7 +126,66 @@ private:
 
 bool is_help(const std::string &w) { return w == "-h" || w == "--help"; }
 
+std::string parse_separator(const std::string &v, const std::string &topic) {
+    if (v.empty()) throw UsageError("-x needs a separator, e.g. -x , or -x ';'", topic);
+    if (v.find('\n') != std::string::npos)
+        throw UsageError("-x separator may not contain a newline; each event is one line", topic);
+    return v;
+}
+
 }  // namespace
+
+void add_event_list(const std::string &list, std::vector<std::string> &names,
+                    std::vector<int> &groups, int &next_group, const std::string &topic) {
+    auto bad = [&](const std::string &why) { return UsageError("-e '" + list + "' " + why, topic); };
+    std::string name;
+    int group = -1;            // the open group's number; -1 outside braces
+    bool group_empty = false;  // the open group has no event yet
+    bool closed = false;       // a group just closed: only ',' or the end may follow
+    auto end_name = [&] {
+        if (name.empty()) throw bad("has an empty event name; separate names with single commas");
+        names.push_back(name);
+        groups.push_back(group);
+        name.clear();
+        group_empty = false;
+    };
+    for (size_t i = 0; i < list.size(); ++i) {
+        const char ch = list[i];
+        if (closed) {
+            if (ch != ',')
+                throw bad("has '" + std::string(1, ch) +
+                          "' after a group's '}'; a group ends at ',' or at the end of the list "
+                          "(kpc takes no modifiers after a group)");
+            closed = false;
+            if (i + 1 == list.size()) end_name();  // "{a}," ends in an empty name
+            continue;
+        }
+        if (ch == '{') {
+            if (group >= 0)
+                throw bad("has a group inside a group; groups cannot be nested: write {a,b},{c,d}");
+            if (!name.empty())
+                throw bad("has '{' inside the event name '" + name +
+                          "'; a group starts before its first event, e.g. {cycles,instructions}");
+            group = next_group++;
+            group_empty = true;
+        } else if (ch == '}') {
+            if (group < 0) throw bad("has a '}' without a '{' before it");
+            if (group_empty && name.empty())
+                throw bad("has an empty group {}; put the events to count together in it, e.g. "
+                          "{cycles,instructions}");
+            end_name();
+            group = -1;
+            closed = true;
+        } else if (ch == ',') {
+            end_name();
+        } else {
+            name += ch;
+        }
+    }
+    if (group >= 0)
+        throw bad("has a '{' without its closing '}'; close each group within the same -e value");
+    if (!closed) end_name();
+}
 
 const std::vector<std::string> &default_stat_events() {
     static const std::vector<std::string> events = {
@@ -154,6 +198,7 @@ Options parse_args(int argc, const char *const *argv) {
     Options o;
     Cursor c(argc, argv);
     std::string value;
+    int next_group = 0;  // the number the next {group} in -e gets
 
     // Options before the command word.
     std::optional<Command> command;
@@ -206,12 +251,14 @@ Options parse_args(int argc, const char *const *argv) {
         } else if (c.take_valued("", "--backend", value, topic)) {
             o.backend = parse_backend(value, topic);
         } else if (is_stat && c.take_valued("-e", "--event", value, topic)) {
-            add_events(o.events, value, topic);
+            add_event_list(value, o.events, o.event_groups, next_group, topic);
         } else if (is_stat && c.take_valued("-r", "--repeat", value, topic)) {
             o.repeat = parse_repeat(value, topic);
         } else if (is_stat && c.take_valued("-o", "--output", value, topic)) {
             if (value.empty()) throw UsageError("-o needs a file name", topic);
             o.output_path = value;
+        } else if (is_stat && c.take_valued("-x", "--field-separator", value, topic)) {
+            o.csv_separator = parse_separator(value, topic);
         } else if (is_diff && c.take_valued("", "--fail-above", value, topic)) {
             o.fail_above.push_back(parse_fail_above(value, topic));
         } else if (is_diff && c.take_valued("", "--alpha", value, topic)) {
@@ -236,7 +283,13 @@ Options parse_args(int argc, const char *const *argv) {
         while (!c.done()) o.child_argv.push_back(c.next());
         if (o.child_argv.empty())
             throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls", topic);
-        if (o.events.empty()) o.events = default_stat_events();
+        if (o.events.empty()) {
+            o.events = default_stat_events();
+            o.event_groups.assign(o.events.size(), -1);
+        }
+        if (o.csv_separator && o.json)
+            throw UsageError("-x (CSV) and --json each choose the report's format; give one of them",
+                             topic);
     }
     if (is_diff && o.diff_files.size() != 2)
         throw UsageError("kpc diff needs two files, e.g. kpc diff base.json new.json (got " +

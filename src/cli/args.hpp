@@ -18,8 +18,11 @@ struct Options {
     bool json = false;                     // --json, -j
     std::optional<kp_backend_t> backend;   // --backend; unset = KPC_BACKEND, then the platform's
     std::vector<std::string> events;       // stat -e, split at commas; empty = the defaults
+    // Per event: the number of its {group} in -e (0, 1, ... in order), or -1 outside braces.
+    std::vector<int> event_groups;
     int repeat = 1;                        // stat -r
     std::string output_path;               // stat -o; empty = stderr
+    std::optional<std::string> csv_separator;  // stat -x SEP: CSV report (never with json)
     std::vector<std::string> child_argv;   // stat: the command to run
     bool quick = false;                    // check --quick
     std::vector<std::string> diff_files;   // diff: BASE.json NEW.json
@@ -27,6 +30,13 @@ struct Options {
     std::vector<std::pair<std::string, double>> fail_above;
     double alpha = 0.05;                   // diff --alpha
 };
+
+// Append the events of one -e value to `names`, and to `groups` the number of the {group}
+// each is in (`next_group` and up, counting on) or -1: "{a,b},c" gives a b c and 0 0 -1.
+// Throws UsageError naming the problem (empty name, nested or unbalanced braces, empty
+// group, text after '}').
+void add_event_list(const std::string &list, std::vector<std::string> &names,
+                    std::vector<int> &groups, int &next_group, const std::string &topic);
 
 // Parse argv. Throws UsageError (see cli_error.hpp) on anything it does not understand.
 Options parse_args(int argc, const char *const *argv);

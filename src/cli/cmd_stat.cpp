@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "cli/process_counting.hpp"
 #include "cli/run_signals.hpp"
 #include "cli/sampler.hpp"
+#include "cli/stat_csv.hpp"
 #include "cli/stat_report.hpp"
 #include "cli/stat_result.hpp"
 
@@ -107,18 +109,39 @@ void write_report(const std::string &report, const std::string &path) {
 struct Attachable {
     std::vector<bool> countable;  // per requested event
     std::vector<const kp_event_t *> events;
+    std::vector<int> groups;  // per attached event: its {group} in -e, or -1
     bool no_pmu = false;  // kp_sampler_access says the machine has no usable PMU
 };
 
-Attachable attachable(kp_sampler_t *s, const std::vector<const kp_event_t *> &events) {
+Attachable attachable(kp_sampler_t *s, const std::vector<const kp_event_t *> &events,
+                      const std::vector<int> &groups) {
     Attachable a;
     a.no_pmu = kp_sampler_access(s) == KP_EUNSUPPORTED;
     kp_error_clear();
-    for (const kp_event_t *e : events) {
-        a.countable.push_back(kp_event_is_available(e) != 0);
-        if (a.countable.back()) a.events.push_back(e);
+    for (size_t i = 0; i < events.size(); ++i) {
+        a.countable.push_back(kp_event_is_available(events[i]) != 0);
+        if (!a.countable.back()) continue;
+        a.events.push_back(events[i]);
+        a.groups.push_back(groups[i]);
     }
     return a;
+}
+
+// A group is counted whole or not at all, as perf stat does: its point is that its
+// events cover the same time, and a member without a count leaves the others without
+// the partner they were grouped with.
+void count_groups_whole(StatResult &r) {
+    std::map<int, std::string> failed;  // group -> its first member that was not counted
+    for (const EventOutcome &e : r.events)
+        if (e.group >= 0 && e.status != EventStatus::counted) failed.emplace(e.group, e.name);
+    for (EventOutcome &e : r.events) {
+        auto it = failed.find(e.group);
+        if (it == failed.end() || e.status != EventStatus::counted) continue;
+        e.status = EventStatus::not_counted;
+        e.reason = "its group has '" + it->second +
+                   "', which could not be counted, and a group is counted whole or not at all; "
+                   "count this event outside the braces to get its number";
+    }
 }
 
 StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events) {
@@ -129,7 +152,10 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     r.pmu = kp_sampler_pmu_name(s);
     r.command = o.child_argv;
     r.runs_requested = o.repeat;
-    for (size_t i = 0; i < events.size(); ++i) r.events.push_back(describe(o.events[i], events[i]));
+    for (size_t i = 0; i < events.size(); ++i) {
+        r.events.push_back(describe(o.events[i], events[i]));
+        r.events.back().group = o.event_groups[i];
+    }
     return r;
 }
 
@@ -137,7 +163,7 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
 void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
               const Attachable &attach, StatResult &r) {
     ChildProcess child(o.child_argv);
-    ProcessCounting counting(s, attach.events, child.pid());
+    ProcessCounting counting(s, attach.events, attach.groups, child.pid());
     r.system_wide = r.system_wide || counting.system_wide();
     int exec_errno = child.start();
     ChildExit exit = child.wait([&counting] { counting.child_exited(); });
@@ -166,7 +192,7 @@ int run_stat(const Options &o) {
     Sampler sampler(o.backend, kExitStatFailed);
     kp_sampler_t *s = sampler.get();
     std::vector<const kp_event_t *> events = resolve_events(s, o.events);
-    Attachable attach = attachable(s, events);
+    Attachable attach = attachable(s, events, o.event_groups);
     StatResult r = start_result(s, o, events);
     {
         RunSignals signals;
@@ -185,7 +211,11 @@ int run_stat(const Options &o) {
             r.exit_status = 128 + r.received_signal;
         }
     }
-    write_report(o.json ? stat_report_json(r) : stat_report_text(r), o.output_path);
+    count_groups_whole(r);
+    std::string report = o.json            ? stat_report_json(r)
+                         : o.csv_separator ? stat_report_csv(r, *o.csv_separator)
+                                           : stat_report_text(r);
+    write_report(report, o.output_path);
     return r.exit_status;
 }
 

@@ -10,8 +10,9 @@
 namespace kpc_cli {
 
 ProcessCounting::ProcessCounting(kp_sampler_t *sampler, const std::vector<const kp_event_t *> &events,
-                                 pid_t pid) {
+                                 const std::vector<int> &groups, pid_t pid) {
     // kp_event_t is kpc::Event: the events from kp_sampler_event_find are the core's own.
+    (void)groups;  // not yet passed to the backend: cmd_stat counts a group whole or not at all
     std::vector<const kpc::Event *> core_events(events.begin(), events.end());
     if (core_events.empty()) return;  // nothing to attach; read() reports nothing
     try {

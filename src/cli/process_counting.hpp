@@ -25,8 +25,10 @@ public:
     // not have exec'd yet: counting starts at its exec and follows every thread and process
     // it creates. Events that cannot be counted are reported by read(), not thrown; throws
     // CliError when nothing can be counted (e.g. a backend without process counting).
-    // With no events, attaches nothing.
-    ProcessCounting(kp_sampler_t *sampler, const std::vector<const kp_event_t *> &events, pid_t pid);
+    // With no events, attaches nothing. `groups` has one entry per event: the number of
+    // its {group} (events of one group are counted over the same time), or -1.
+    ProcessCounting(kp_sampler_t *sampler, const std::vector<const kp_event_t *> &events,
+                    const std::vector<int> &groups, pid_t pid);
     ~ProcessCounting();
     ProcessCounting(const ProcessCounting &) = delete;
     ProcessCounting &operator=(const ProcessCounting &) = delete;

@@ -20,14 +20,6 @@ constexpr size_t kUnitWidth = 4;
 constexpr size_t kNameWidth = 33;
 constexpr size_t kMetricWidth = 31;
 
-const char *status_label(EventStatus s) {
-    switch (s) {
-    case EventStatus::not_supported: return "<not supported>";
-    case EventStatus::not_counted: return "<not counted>";
-    default: return "";
-    }
-}
-
 const char *status_id(EventStatus s) {
     switch (s) {
     case EventStatus::not_supported: return "not_supported";
@@ -36,44 +28,12 @@ const char *status_id(EventStatus s) {
     }
 }
 
-// Percentage of the enabled time the event was on a counter; unset when not measured.
-std::optional<double> running_pct(const EventOutcome &e) {
-    if (e.enabled_ns == 0) return std::nullopt;
-    return 100.0 * static_cast<double>(e.running_ns) / static_cast<double>(e.enabled_ns);
-}
-
 bool multiplexed(const EventOutcome &e) { return e.enabled_ns != 0 && e.running_ns < e.enabled_ns; }
-
-MetricInputs metric_inputs(const StatResult &r) {
-    MetricInputs in;
-    in.elapsed_ns = summarize(r.elapsed_ns).mean;
-    std::optional<double> cpu_clock;
-    for (const EventOutcome &e : r.events) {
-        if (e.status != EventStatus::counted || !e.generic) continue;
-        double mean = summarize(e.values).mean;
-        if (e.event_name == "task-clock") in.task_clock_ns = mean;
-        else if (e.event_name == "cpu-clock") cpu_clock = mean;
-        else if (e.event_name == "cycles") in.cycles = mean;
-        else if (e.event_name == "instructions") in.instructions = mean;
-        else if (e.event_name == "branches") in.branches = mean;
-        else if (e.event_name == "cache-references") in.cache_references = mean;
-    }
-    if (!in.task_clock_ns) in.task_clock_ns = cpu_clock;
-    return in;
-}
-
-std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
-    if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
-    return derive_metric(e.generic ? e.event_name : "", summarize(e.values).mean, in);
-}
 
 std::string metric_text(const Metric &m) {
     if (m.per_second) {
-        double v = m.value;
         const char *prefix = "";
-        if (v >= 1e9) v /= 1e9, prefix = "G";
-        else if (v >= 1e6) v /= 1e6, prefix = "M";
-        else if (v >= 1e3) v /= 1e3, prefix = "K";
+        double v = rate_in_unit(m.value, &prefix);
         return format("%9.3f %s%s", v, prefix, m.unit);
     }
     if (m.percent) return format("%8.2f%% %s", m.value, m.unit);
@@ -171,7 +131,66 @@ std::optional<std::string> events_from(const StatResult &r, const std::string &s
     return n == counted ? "" : " (of " + names + ")";
 }
 
+// The groups of -e as written: "{cycles,instructions} {task-clock,page-faults}".
+std::string groups_text(const StatResult &r) {
+    std::string out;
+    const std::vector<EventOutcome> &ev = r.events;
+    for (size_t i = 0; i < ev.size(); ++i) {
+        if (ev[i].group < 0) continue;
+        const bool first = i == 0 || ev[i - 1].group != ev[i].group;
+        const bool last = i + 1 == ev.size() || ev[i + 1].group != ev[i].group;
+        out += first ? (out.empty() ? "{" : " {") : ",";
+        out += ev[i].name;
+        if (last) out += "}";
+    }
+    return out;
+}
+
 }  // namespace
+
+const char *status_label(EventStatus s) {
+    switch (s) {
+    case EventStatus::not_supported: return "<not supported>";
+    case EventStatus::not_counted: return "<not counted>";
+    default: return "";
+    }
+}
+
+std::optional<double> running_pct(const EventOutcome &e) {
+    if (e.enabled_ns == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(e.running_ns) / static_cast<double>(e.enabled_ns);
+}
+
+MetricInputs metric_inputs(const StatResult &r) {
+    MetricInputs in;
+    in.elapsed_ns = summarize(r.elapsed_ns).mean;
+    std::optional<double> cpu_clock;
+    for (const EventOutcome &e : r.events) {
+        if (e.status != EventStatus::counted || !e.generic) continue;
+        double mean = summarize(e.values).mean;
+        if (e.event_name == "task-clock") in.task_clock_ns = mean;
+        else if (e.event_name == "cpu-clock") cpu_clock = mean;
+        else if (e.event_name == "cycles") in.cycles = mean;
+        else if (e.event_name == "instructions") in.instructions = mean;
+        else if (e.event_name == "branches") in.branches = mean;
+        else if (e.event_name == "cache-references") in.cache_references = mean;
+    }
+    if (!in.task_clock_ns) in.task_clock_ns = cpu_clock;
+    return in;
+}
+
+std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
+    if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
+    return derive_metric(e.generic ? e.event_name : "", summarize(e.values).mean, in);
+}
+
+double rate_in_unit(double v, const char **prefix) {
+    *prefix = "";
+    if (v >= 1e9) v /= 1e9, *prefix = "G";
+    else if (v >= 1e6) v /= 1e6, *prefix = "M";
+    else if (v >= 1e3) v /= 1e3, *prefix = "K";
+    return v;
+}
 
 std::string stat_report_text(const StatResult &r) {
     MetricInputs in = metric_inputs(r);
@@ -208,6 +227,10 @@ std::string stat_report_text(const StatResult &r) {
         out += "\n note: the command's own totals" + *own +
                ", from proc_pid_rusage: every thread of its process, in user and kernel mode, "
                "but not the processes it started\n";
+    std::string groups = groups_text(r);
+    if (!groups.empty())
+        out += "\n note: counted as groups, each group's events over the same time or none of "
+               "them: " + groups + "\n";
     std::string reasons = reasons_text(r);
     if (!reasons.empty()) out += "\n" + reasons;
     out += "\n";
@@ -248,6 +271,11 @@ std::string stat_report_json(const StatResult &r) {
         j.field("native_name", e.native_name);
         j.field("kind", e.kind);
         j.field("generic", e.generic);
+        j.key("group");  // the number of its {group} in -e; null outside braces
+        if (e.group >= 0)
+            j.value(e.group);
+        else
+            j.null();
         j.field("status", status_id(e.status));
         j.key("source");  // where the number came from; null if the backend never read it
         if (e.source.empty())

@@ -20,6 +20,7 @@ struct EventOutcome {
     std::string kind;         // fixed / configurable / software
     bool generic = false;
     bool time_ns = false;     // task-clock / cpu-clock: the value is nanoseconds
+    int group = -1;           // the number of its {group} in -e, or -1
     EventStatus status = EventStatus::counted;
     std::string reason;       // why not counted (first failing run); empty when counted
     // Where the counts came from: "process" (counters on the command and its children),

@@ -473,11 +473,12 @@ class KpcCliTest(unittest.TestCase):
         summary = {"mean", "stddev", "stddev_pct", "min", "max", "values"}
         self.assertEqual(set(r["elapsed_ns"]), summary)
         for e in r["events"]:
-            self.assertEqual(set(e), {"name", "event", "native_name", "kind", "generic", "status",
-                                      "source", "reason", "unit", "value", "raw_values",
+            self.assertEqual(set(e), {"name", "event", "native_name", "kind", "generic", "group",
+                                      "status", "source", "reason", "unit", "value", "raw_values",
                                       "time_enabled_ns", "time_running_ns", "running_pct",
                                       "multiplexed", "metric"})
             self.assertIn(e["status"], ("counted", "not_supported", "not_counted"))
+            self.assertIsNone(e["group"])  # no braces in -e
             if e["status"] == "counted":
                 # perf_event attaches counters to the command and its children.
                 self.assertEqual(e["source"], "process")
