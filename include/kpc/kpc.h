@@ -17,5 +17,6 @@
 #include "event.h"
 #include "sampler.h"
 #include "thread.h"
+#include "process.h"
 
 #endif /* KPC_KPC_H */

@@ -74,6 +74,26 @@ public:
     // the command and its children), "system" (every CPU), "proc_pid_rusage" (the
     // command's own totals, kept by the kernel).
     virtual const char *source() const { return system_wide() ? "system" : "process"; }
+
+    // What kp_process_t (core/process_counter) needs beyond kpc stat. The defaults describe
+    // a backend that reads once, after the child exited, and cannot pause.
+    // Throws the Error of the first event that could not be attached: open_process reports
+    // those per event (kpc stat shows the rest); a kp_process_t refuses the whole set.
+    virtual void require_all_events() const {}
+    // Called once the child's exec succeeded; returns when counting has begun in it.
+    virtual void child_execed() noexcept {}
+    // Whether read() may be called at any time, not only after child_exited().
+    virtual bool reads_while_running() const { return false; }
+    // source() for event `index` alone, where one set mixes sources (as ProcessCount::source
+    // says after a read); kp_process_event_scope reports it from the start.
+    virtual const char *event_source(size_t index) const {
+        (void)index;
+        return source();
+    }
+    // Whether stop() and start() pause and resume counting. Counting starts at creation.
+    virtual bool can_pause() const { return false; }
+    virtual void stop() {}
+    virtual void start() {}
 };
 
 class Backend {
@@ -102,6 +122,11 @@ public:
     // than thrown; throws only when nothing can be counted. Default: unsupported.
     virtual std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                           int pid);
+    // Count `events` in the running process `pid` (its threads now, and the threads and
+    // processes they create from now on), starting now. Throws on any failure, for any
+    // event. Default: unsupported (defined in core/process_counter.cpp).
+    virtual std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
+                                                            int pid);
     // Give the counters back (kp_sampler_release / last handle gone). Idempotent. Throws
     // only after having done all it can.
     virtual void release() = 0;
@@ -146,8 +171,11 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts);
 // Backend factories; a factory for a backend not built here throws KP_EUNSUPPORTED.
 std::unique_ptr<Backend> make_backend(const BackendConfig &config);
 std::unique_ptr<Backend> make_perf_event_backend();
+// `libsystem_path`: where kpc stat finds proc_pid_rusage for the fixed counters' events
+// ("" = the process's own libSystem on macOS, none elsewhere).
 std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,
-                                            const std::string &kperfdata_path);
+                                            const std::string &kperfdata_path,
+                                            const std::string &libsystem_path = "");
 std::unique_ptr<Backend> make_recount_backend(const std::string &libsystem_path);
 
 }  // namespace kpc

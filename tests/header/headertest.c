@@ -7,6 +7,8 @@ int main(void) {
     kp_sampler_options_t opts;
     kp_sampler_t *sampler = NULL;
     kp_thread_t *thread = NULL;
+    kp_process_t *process = NULL;
+    kp_process_scope_t scope = KP_PROCESS_SCOPE_TREE;
     const kp_event_t *event = NULL;
     const char *names[1];
     uint64_t value = 0;
@@ -30,6 +32,11 @@ int main(void) {
     printf("libkpc %s (headers %s): task-clock %llu ns, complete %u\n", kp_version_string(),
            KP_VERSION_STRING, (unsigned long long)value, (unsigned)complete);
     kp_thread_free(thread);
+    /* The calling process, counted whole (kpc/process.h). */
+    if (kp_process_attach(&process, sampler, names, 1, 0) != KP_OK) return 1;
+    if (kp_process_read_full(process, &value, &complete, 1, &enabled, &running) != KP_OK) return 1;
+    if (kp_process_event_scope(process, 0) != (int)scope) return 1;
+    kp_process_free(process);
     kp_sampler_free(sampler);
     return kp_version_number() == KP_VERSION_NUMBER ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include "backends/perf_event/generic_map.hpp"
 #include "backends/perf_event/native_names.hpp"
 #include "backends/perf_event/perf_errors.hpp"
+#include "backends/perf_event/process_counters.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/event_database.hpp"
@@ -35,53 +36,6 @@ int probe(const Event &e, std::string *why, int *err_out = nullptr) {
     if (err_out) *err_out = err;
     return diagnose_open_error(err, e.name, is_hardware(e), false, why);
 }
-
-// Counters on a child process: one inherited event per fd (the kernel refuses
-// PERF_FORMAT_GROUP with inherit), enabled when the child calls exec.
-class ChildCounters final : public ProcessCounters {
-public:
-    ChildCounters(const std::vector<const Event *> &events, int pid) : results_(events.size()) {
-        for (size_t i = 0; i < events.size(); ++i) {
-            perf_event_attr a = make_attr(*events[i]);
-            a.disabled = 1;
-            a.inherit = 1;
-            a.enable_on_exec = 1;
-            a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-            int fd = open_event(a, pid, -1, PERF_FLAG_FD_CLOEXEC);
-            if (fd < 0) {
-                int err = errno;
-                results_[i].status = diagnose_open_error(err, events[i]->name,
-                                                         is_hardware(*events[i]), false,
-                                                         &results_[i].error);
-            }
-            fds_.push_back(fd);
-        }
-    }
-    ~ChildCounters() override {
-        for (int fd : fds_)
-            if (fd >= 0) close(fd);
-    }
-    std::vector<ProcessCount> read() override {
-        for (size_t i = 0; i < fds_.size(); ++i) {
-            if (fds_[i] < 0) continue;
-            uint64_t buf[3] = {};
-            if (::read(fds_[i], buf, sizeof buf) != static_cast<ssize_t>(sizeof buf)) {
-                results_[i].status = KP_EKERNEL;
-                results_[i].error = "read() of the counter failed " + errno_text(errno);
-                continue;
-            }
-            results_[i].counted = true;
-            results_[i].value = buf[0];
-            results_[i].enabled_ns = buf[1];
-            results_[i].running_ns = buf[2];
-        }
-        return results_;
-    }
-
-private:
-    std::vector<int> fds_;
-    std::vector<ProcessCount> results_;
-};
 
 class PerfEventBackend final : public Backend {
 public:
@@ -160,7 +114,12 @@ public:
 
     std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                   int pid) override {
-        return std::make_unique<ChildCounters>(events, pid);
+        return ProcessEvents::for_child(events, pid);
+    }
+
+    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
+                                                    int pid) override {
+        return ProcessEvents::attach(events, pid);
     }
 
     // perf_event counters are per-fd; nothing global to give back. kp_thread_t handles

@@ -7,6 +7,7 @@ target_sources(kpc_objects PRIVATE
   backends/perf_event/native_names.cpp
   backends/perf_event/perf_event_backend.cpp
   backends/perf_event/perf_errors.cpp
+  backends/perf_event/process_counters.cpp
 )
 target_compile_definitions(kpc_objects PRIVATE KPC_HAVE_PERF_EVENT)
 

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/**
+ * @file kpc/process.h
+ * @brief kp_process_t: a set of events counted for a whole process, every thread of it.
+ * @defgroup kp_process Process counters
+ *
+ * Two ways to get one:
+ *  - kp_process_spawn() starts a command and counts it from its exec: nothing the new
+ *    process did before the exec (libkpc's own set-up in it) is counted;
+ *  - kp_process_attach() counts a process that is already running, from now on; pid 0
+ *    is the calling process itself (e.g. every goroutine of a Go program).
+ *
+ * Typical use:
+ * @code
+ *   const char *names[] = {"task-clock", "page-faults"};
+ *   const char *argv[] = {"make", "-j8", NULL};
+ *   kp_process_t *p;
+ *   if (kp_process_spawn(&p, sampler, names, 2, argv) == KP_OK) {
+ *       int code, sig;
+ *       uint64_t totals[2];
+ *       kp_process_wait(p, &code, &sig);
+ *       kp_process_read(p, totals, 2);
+ *       kp_process_free(p);
+ *   }
+ * @endcode
+ *
+ * Values are running totals (never decreasing) from when counting began, excluding the
+ * time between kp_process_stop() and kp_process_start(). A handle counts from the moment
+ * it is made (a spawned command: from its exec); there is no separate first start.
+ *
+ * What is counted (each event says which with kp_process_event_scope()):
+ *  - Linux (perf_event), KP_PROCESS_SCOPE_TREE: every thread of the process, and every
+ *    thread and process it creates while counted. A spawned command has one thread when
+ *    counting begins, so all of its work after the exec is covered. For an attached
+ *    process, libkpc lists its threads (/proc/<pid>/task) and opens one counter per
+ *    thread and event; a thread created during kp_process_attach() by a thread not yet
+ *    reached is not counted (the same limit as `perf stat -p`); threads created after it
+ *    returns are. Each counted thread costs one file descriptor per event. A setuid or
+ *    setgid program that the process execs stops being counted (the kernel's rule).
+ *  - Apple, recount backend, KP_PROCESS_SCOPE_PROCESS: the process's own totals, kept by
+ *    the kernel (proc_pid_rusage): every thread it ran, not the processes it starts, from
+ *    the process's creation, so libkpc's own few thousand instructions in it before the
+ *    exec are included. Read once the command has ended (after kp_process_wait()).
+ *    kp_process_attach() is not supported there yet (KP_EUNSUPPORTED).
+ *  - Apple, kperf backend, KP_PROCESS_SCOPE_SYSTEM: kpc cannot attach counters to another
+ *    process, so the counts are every CPU's, from the handle's creation: they include
+ *    everything else the machine ran meanwhile. Use it on a quiet machine, or use recount.
+ *
+ * Thread rules: unlike kp_thread_t, a kp_process_t is not tied to a thread. Every
+ * function may be called from any thread. Calls on one handle take turns on a lock inside
+ * it, except that kp_process_wait() waits for the process without holding it: one thread
+ * may wait while another reads, stops or starts. kp_process_free() must not race with
+ * another call on the same handle.
+ *
+ * Lifetime: the handle keeps its sampler's session alive (free them in any order). After
+ * kp_sampler_release(), kp_process_start() and the reads return KP_ESTATE; free still works.
+ * @{
+ */
+#ifndef KPC_PROCESS_H
+#define KPC_PROCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "export.h"
+#include "event.h"
+#include "sampler.h"
+
+KP_BEGIN_DECL
+
+/** Opaque handle: events counted for one whole process. */
+typedef struct kp_process kp_process_t;
+
+/** What an event of a kp_process_t covers. Explicit, stable values. */
+typedef enum kp_process_scope {
+    KP_PROCESS_SCOPE_TREE = 0,    /**< The process, all its threads, and the threads and processes it creates while counted. */
+    KP_PROCESS_SCOPE_PROCESS = 1, /**< The process and all its threads, not the processes it starts (the kernel's own accounting of the process). */
+    KP_PROCESS_SCOPE_SYSTEM = 2   /**< Every CPU of the machine: everything that ran while counting, the process included. */
+} kp_process_scope_t;
+
+/**
+ * Constructor for kp_process_t: starts the command @p argv and counts @p count events in
+ * it from its exec on. Returns once the command has been exec'd and counting has begun.
+ *
+ * The command starts like posix_spawnp() with no attributes: argv[0] is looked up in PATH;
+ * it inherits this process's environment, working directory, signal mask, ignored signals
+ * and every file descriptor not marked close-on-exec (libkpc's own are). Until the exec the
+ * new process runs only async-signal-safe code, so this is safe in a multithreaded caller.
+ * Do not reap the process yourself (waitpid(-1), SIGCHLD set to SIG_IGN): kp_process_wait()
+ * does, and the recount backend reads its totals just before.
+ *
+ * @param[out] out receives the handle (NULL on failure); free with kp_process_free().
+ * @param s the sampler; kept alive by the handle. Not consumed.
+ * @param events array of @p count event names (generic or native, at most 256 bytes each);
+ *   copied.
+ * @param count 1 to 32 events.
+ * @param argv the command: a NULL-terminated array whose first element is the program;
+ *   copied. At least the program must be given.
+ * @return KP_OK, or
+ *   KP_EINVAL (a NULL argument, count 0 or over 32, an empty argv, a name longer than 256
+ *     bytes, a counter listed twice, or the command cannot be run: the message names the
+ *     program and the exec error, e.g. not found in PATH, with its errno in
+ *     kp_error_last_os_code()),
+ *   KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE (event not on this machine/OS),
+ *   KP_EPERM (counting not allowed: the message names the setting to change),
+ *   KP_EBUSY (Apple kperf: another handle counts a different event set),
+ *   KP_EUNSUPPORTED (the backend cannot count a process), KP_ESTATE (sampler released),
+ *   KP_EKERNEL (fork or the kernel failed; errno in the message), KP_EFRAMEWORK, KP_ENOMEM.
+ * On failure no process is left behind: a started child is killed and reaped.
+ */
+KP_API int kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                            size_t count, const char *const *argv);
+
+/**
+ * Constructor for kp_process_t: counts @p count events in the running process @p pid, and
+ * the threads and processes it creates, from now on (Linux; see the header comment for what
+ * is covered and for Apple).
+ *
+ * @param[out] out receives the handle (NULL on failure); free with kp_process_free().
+ * @param s the sampler; kept alive by the handle. Not consumed.
+ * @param events array of @p count event names; copied.
+ * @param count 1 to 32 events.
+ * @param pid the process to count; 0 means the calling process.
+ * @return KP_OK, or
+ *   KP_EINVAL (a NULL argument, count 0 or over 32, a name over 256 bytes, a counter listed
+ *     twice, a negative pid, or no process @p pid exists (it exited, or the pid is wrong;
+ *     kp_error_last_os_code() is ESRCH)),
+ *   KP_EPERM (the caller may not count that process: it belongs to another user or is more
+ *     privileged; or perf_event_paranoid forbids counting; the message says which and what
+ *     to change), KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE, KP_EBUSY, KP_EUNSUPPORTED (the recount
+ *     backend), KP_ESTATE (sampler released), KP_EKERNEL (too many open files: one per
+ *     thread and event), KP_EFRAMEWORK, KP_ENOMEM.
+ */
+KP_API int kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                             size_t count, int32_t pid);
+
+/**
+ * Destructor: stops counting and releases every counter and file descriptor of the handle.
+ * Accepts NULL. Any thread, but never concurrently with another call on @p p.
+ * A spawned command that has not been waited for is killed (SIGKILL) and reaped here, so
+ * no process or zombie outlives the handle: wait for it first to let it finish. An
+ * attached process is left running, no longer counted.
+ */
+KP_API void kp_process_free(kp_process_t *p);
+
+/**
+ * Resume counting after kp_process_stop(). Idempotent: a counting handle stays counting.
+ * @return KP_OK; KP_EINVAL (NULL); KP_ESTATE (sampler released); KP_EUNSUPPORTED (the
+ *   recount backend cannot pause: its totals cover the process's whole life);
+ *   KP_EBUSY (Apple kperf: another handle now counts a different event set); KP_EKERNEL.
+ */
+KP_API int kp_process_start(kp_process_t *p);
+
+/**
+ * Pause counting, in every thread and child of the process. Idempotent. Totals stay
+ * readable and do not move until kp_process_start().
+ * @return KP_OK; KP_EINVAL (NULL); KP_EUNSUPPORTED (recount, as for kp_process_start());
+ *   KP_EKERNEL.
+ */
+KP_API int kp_process_stop(kp_process_t *p);
+
+/** 1 while counting (made, and not stopped), 0 if not (or p is NULL). Sets no error. */
+KP_API int kp_process_is_counting(const kp_process_t *p);
+
+/**
+ * Write the running totals into @p values, in the order the events were given. May be
+ * called while the process runs and after it has ended (the totals then stay as they were
+ * at its end), except on the recount backend, which has the totals only once
+ * kp_process_wait() has returned.
+ * @param values caller buffer of at least kp_process_event_count(p) elements.
+ * @param count size of @p values in elements.
+ * @return KP_OK; KP_EINVAL (NULL); KP_EBUFSIZE (count too small); KP_ESTATE (sampler
+ *   released; recount before kp_process_wait()); KP_EPERM (recount: the process belongs to
+ *   another user); KP_EKERNEL. Allocates.
+ */
+KP_API int kp_process_read(kp_process_t *p, uint64_t *values, size_t count);
+
+/**
+ * kp_process_read() plus, per event, how complete the count is. Each optional buffer
+ * (NULL allowed) holds @p count elements:
+ * @param complete 1 when the event was on a counter the whole time it was enabled, 0 when
+ *   the kernel multiplexed it (its value then covers only time_running_ns[i] of
+ *   time_enabled_ns[i]; scale by their ratio for an estimate).
+ * @param time_enabled_ns nanoseconds the event was enabled, summed over the threads it
+ *   counted (so it can exceed the wall-clock time); 0 when the backend does not measure it
+ *   (Apple: never multiplexed).
+ * @param time_running_ns nanoseconds it was on a counter, summed likewise; 0 likewise.
+ * @return as kp_process_read().
+ */
+KP_API int kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete,
+                                size_t count, uint64_t *time_enabled_ns,
+                                uint64_t *time_running_ns);
+
+/**
+ * Wait for a spawned command to end, and reap it. Blocks; returns at once if it already
+ * ended and was waited for (with the same results). Counting is left as it is: read the
+ * totals afterwards.
+ * @param[out] exit_code optional: the exit status (0-255) if the command exited, else -1.
+ * @param[out] term_signal optional: the signal number that killed it, else 0.
+ * @return KP_OK; KP_EINVAL (NULL p); KP_ESTATE (an attached process: libkpc did not start it
+ *   and cannot wait for it; or someone else reaped the command, e.g. waitpid(-1) or SIGCHLD
+ *   set to SIG_IGN, so its exit status is lost); KP_EKERNEL.
+ * Retries when interrupted by a signal.
+ */
+KP_API int kp_process_wait(kp_process_t *p, int *exit_code, int *term_signal);
+
+/** The counted process's id (getpid() of the caller for attach with pid 0); -1 if p is NULL. */
+KP_API int32_t kp_process_pid(const kp_process_t *p);
+
+/** Number of events in the set; 0 if p is NULL. */
+KP_API size_t kp_process_event_count(const kp_process_t *p);
+
+/** Event @p index of the set, or NULL when out of range or p is NULL. Borrowed. */
+KP_API const kp_event_t *kp_process_event_at(const kp_process_t *p, size_t index);
+
+/**
+ * What event @p index covers, as a kp_process_scope_t; -1 when out of range or p is NULL.
+ * Known from the handle's creation; one set may mix scopes (Apple kperf: see the header
+ * comment). Thread-safe; sets no error.
+ */
+KP_API int kp_process_event_scope(const kp_process_t *p, size_t index);
+
+KP_END_DECL
+
+/** @} */
+#endif /* KPC_PROCESS_H */

@@ -1,0 +1,140 @@
+#include "kpc/process.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "capi/guard.hpp"
+#include "capi/handles.hpp"
+#include "core/process_counter.hpp"
+
+using kpc::fail;
+using kpc::guarded;
+using kpc::record_error;
+
+struct kp_process {
+    std::unique_ptr<kpc::ProcessCounter> impl;
+};
+
+namespace {
+
+constexpr size_t kMaxEvents = 32;
+constexpr size_t kMaxArgs = 1u << 20;  // far beyond what exec accepts (ARG_MAX)
+
+// The checks both constructors share, then the events resolved as kp_thread_new does.
+std::vector<const kpc::Event *> resolve_events(const char *fn, kp_process_t **out,
+                                               kp_sampler_t *s, const char *const *events,
+                                               size_t count) {
+    const std::string f = fn;
+    if (!out) fail(KP_EINVAL, f + ": out is NULL");
+    if (!s) fail(KP_EINVAL, f + ": sampler is NULL");
+    if (!events) fail(KP_EINVAL, f + ": events is NULL");
+    if (count == 0 || count > kMaxEvents)
+        fail(KP_EINVAL, f + ": count is " + std::to_string(count) + "; give between 1 and " +
+                            std::to_string(kMaxEvents) + " events");
+    std::vector<std::string_view> names;
+    for (size_t i = 0; i < count; ++i) {
+        if (!events[i]) fail(KP_EINVAL, f + ": events[" + std::to_string(i) + "] is NULL");
+        names.push_back(kpc::Session::bounded_name(events[i]));
+    }
+    return s->session->resolve_set(names);
+}
+
+}  // namespace
+
+extern "C" {
+
+int kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count,
+                     const char *const *argv) {
+    if (out) *out = nullptr;
+    return guarded([&] {
+        std::vector<const kpc::Event *> set = resolve_events("kp_process_spawn", out, s, events, count);
+        if (!argv) fail(KP_EINVAL, "kp_process_spawn: argv is NULL");
+        std::vector<std::string> args;
+        for (size_t i = 0; argv[i] && i < kMaxArgs; ++i) args.emplace_back(argv[i]);
+        if (args.empty() || args[0].empty())
+            fail(KP_EINVAL, "kp_process_spawn: argv names no program; give {\"program\", ..., NULL}");
+        auto p = std::make_unique<kp_process>();
+        p->impl = kpc::ProcessCounter::spawn(s->session, std::move(set), args);
+        *out = p.release();
+        return KP_OK;
+    });
+}
+
+int kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count,
+                      int32_t pid) {
+    if (out) *out = nullptr;
+    return guarded([&] {
+        std::vector<const kpc::Event *> set = resolve_events("kp_process_attach", out, s, events, count);
+        if (pid < 0)
+            fail(KP_EINVAL, "kp_process_attach: pid is " + std::to_string(pid) +
+                                "; give a process id, or 0 for the calling process");
+        auto p = std::make_unique<kp_process>();
+        p->impl = kpc::ProcessCounter::attach(s->session, std::move(set),
+                                              pid == 0 ? static_cast<int>(getpid()) : pid);
+        *out = p.release();
+        return KP_OK;
+    });
+}
+
+void kp_process_free(kp_process_t *p) { delete p; }
+
+int kp_process_start(kp_process_t *p) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_start: process is NULL");
+    return guarded([&] {
+        p->impl->start();
+        return KP_OK;
+    });
+}
+
+int kp_process_stop(kp_process_t *p) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_stop: process is NULL");
+    return guarded([&] {
+        p->impl->stop();
+        return KP_OK;
+    });
+}
+
+int kp_process_is_counting(const kp_process_t *p) { return p && p->impl->counting() ? 1 : 0; }
+
+int kp_process_read(kp_process_t *p, uint64_t *values, size_t count) {
+    return kp_process_read_full(p, values, nullptr, count, nullptr, nullptr);
+}
+
+int kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete, size_t count,
+                         uint64_t *time_enabled_ns, uint64_t *time_running_ns) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_read: process is NULL");
+    if (!values) return record_error(KP_EINVAL, "kp_process_read: values is NULL");
+    return guarded([&] {
+        p->impl->read(values, complete, count, time_enabled_ns, time_running_ns);
+        return KP_OK;
+    });
+}
+
+int kp_process_wait(kp_process_t *p, int *exit_code, int *term_signal) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_wait: process is NULL");
+    return guarded([&] {
+        kpc::ProcessExit e = p->impl->wait();
+        if (exit_code) *exit_code = e.exit_code;
+        if (term_signal) *term_signal = e.term_signal;
+        return KP_OK;
+    });
+}
+
+int32_t kp_process_pid(const kp_process_t *p) { return p ? p->impl->pid() : -1; }
+
+size_t kp_process_event_count(const kp_process_t *p) { return p ? p->impl->events().size() : 0; }
+
+const kp_event_t *kp_process_event_at(const kp_process_t *p, size_t index) {
+    if (!p || index >= p->impl->events().size()) return nullptr;
+    return p->impl->events()[index];
+}
+
+int kp_process_event_scope(const kp_process_t *p, size_t index) {
+    return p ? p->impl->scope(index) : -1;
+}
+
+}

@@ -1,0 +1,68 @@
+// The object behind kp_process_t: a set of events counted for a whole process, through the
+// backend's ProcessCounters, plus the child itself when libkpc started it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/process_launch.hpp"
+#include "core/session.hpp"
+#include "kpc/process.h"
+
+namespace kpc {
+
+class ProcessCounter {
+public:
+    // kp_process_spawn: start `argv` held before its exec, attach, let it exec. Returns
+    // once counting has begun in it. Throws kpc::Error; no child is left behind.
+    static std::unique_ptr<ProcessCounter> spawn(std::shared_ptr<Session> session,
+                                                 std::vector<const Event *> events,
+                                                 const std::vector<std::string> &argv);
+    // kp_process_attach: count running process `pid` (> 0) from now on. Throws kpc::Error.
+    static std::unique_ptr<ProcessCounter> attach(std::shared_ptr<Session> session,
+                                                  std::vector<const Event *> events, int pid);
+    // Closes the counters; a spawned child not yet waited for is killed and reaped.
+    ~ProcessCounter();
+    ProcessCounter(const ProcessCounter &) = delete;
+    ProcessCounter &operator=(const ProcessCounter &) = delete;
+
+    void start();
+    void stop();
+    bool counting() const noexcept { return counting_.load(std::memory_order_acquire); }
+    // Totals into `values` (and the optional per-event buffers), `count` elements each.
+    // Throws kpc::Error (KP_EBUFSIZE, KP_ESTATE, the backend's per-event status).
+    void read(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
+              uint64_t *running_ns);
+    // Waits for a spawned child without holding the handle's lock, then reaps it once.
+    ProcessExit wait();
+
+    int pid() const noexcept { return pid_; }
+    const std::vector<const Event *> &events() const noexcept { return events_; }
+    // kp_process_scope_t of event `index`, or -1 when out of range.
+    int scope(size_t index) const;
+
+private:
+    ProcessCounter(std::shared_ptr<Session> session, std::vector<const Event *> events);
+    // Refuses a released session and events this machine cannot count, as kp_thread_new does.
+    void check_can_count() const;
+    void finish_setup();  // scope, counting state
+    [[noreturn]] void cannot_pause() const;
+
+    std::shared_ptr<Session> session_;
+    std::vector<const Event *> events_;
+    std::unique_ptr<HeldChild> child_;  // spawned only
+    std::unique_ptr<ProcessCounters> counters_;
+    int pid_ = -1;
+    std::vector<kp_process_scope_t> scopes_;  // per event; a read may correct them (mu_)
+    mutable std::mutex mu_;
+    std::atomic<bool> counting_{false};
+    bool exited_ = false;  // the spawned child was waited for; exit_ holds the result
+    ProcessExit exit_;
+};
+
+}  // namespace kpc
