@@ -22,9 +22,36 @@ void check_options(const kpc_cli::Options &o) {
     if (o.command == Command::stat) {
         KPC_FUZZ_CHECK(!o.child_argv.empty(), "stat without a command");
         KPC_FUZZ_CHECK(!o.events.empty(), "stat without events");
-        for (const std::string &e : o.events) KPC_FUZZ_CHECK(!e.empty(), "empty event name");
+        for (const std::string &e : o.events) {
+            KPC_FUZZ_CHECK(!e.empty(), "empty event name");
+            KPC_FUZZ_CHECK(e.find_first_of("{}") == std::string::npos, "a brace in event name " + e);
+        }
+        // Groups: one entry per event; each group's events are adjacent, and groups are
+        // numbered 0, 1, ... in the order they appear.
+        KPC_FUZZ_CHECK(o.event_groups.size() == o.events.size(), "groups do not match events");
+        int next = 0;
+        for (size_t i = 0; i < o.event_groups.size(); ++i) {
+            int g = o.event_groups[i];
+            if (g < 0) {
+                KPC_FUZZ_CHECK(g == -1, std::to_string(g));
+                continue;
+            }
+            bool continues = i > 0 && o.event_groups[i - 1] == g;
+            KPC_FUZZ_CHECK(continues || g == next, "group " + std::to_string(g) + " out of order");
+            if (!continues) ++next;
+        }
+        if (o.csv_separator) {
+            KPC_FUZZ_CHECK(!o.csv_separator->empty(), "an empty -x separator");
+            KPC_FUZZ_CHECK(o.csv_separator->find('\n') == std::string::npos, "a newline in -x");
+            KPC_FUZZ_CHECK(!o.json, "-x together with --json");
+        }
     } else {
         KPC_FUZZ_CHECK(o.child_argv.empty(), "a command outside stat");
+        // -e and -x belong to stat (`kpc stat -e x --help` keeps them, unused, for help).
+        if (o.command != Command::help) {
+            KPC_FUZZ_CHECK(o.events.empty() && o.event_groups.empty(), "events outside stat");
+            KPC_FUZZ_CHECK(!o.csv_separator, "-x outside stat");
+        }
     }
 }
 
