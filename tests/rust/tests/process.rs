@@ -1,0 +1,282 @@
+//! kp_process_t through FFI, as a binding drives it: a child process spawned and counted
+//! through the C API (this test binary, re-run to fault a known number of pages), its exit
+//! code and signal, this process counted whole, and the documented refusals.
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int};
+use std::ptr;
+use std::sync::{Mutex, MutexGuard};
+
+use kpc_abi_tests::check::{expect_ok, expect_status, last_message, status_name};
+use kpc_abi_tests::handles::perf_event_sampler;
+use kpc_abi_tests::memory::touch_fresh_pages;
+use kpc_abi_tests::skip::skip;
+use kpc_abi_tests::sys;
+
+const CHILD_PAGES: usize = 4000;
+
+/// The tests of this file take turns: a process counted whole counts every thread and child
+/// of it, so one test's threads and children would land in another's counts, and a thread
+/// created at the moment of kp_process_stop() may escape the stop (see kpc/process.h).
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+const CHILD_ENV: &str = "KPC_PROCESS_RS_CHILD";
+
+/// Not a test of its own: the body of the spawned child. It does its work only when the
+/// parent test re-runs this binary for it (with CHILD_ENV set).
+#[test]
+fn child_touches_pages() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        assert_eq!(touch_fresh_pages(CHILD_PAGES), 0);
+    }
+}
+
+fn c_strings(items: &[&str]) -> Vec<CString> {
+    items.iter().map(|s| CString::new(*s).unwrap()).collect()
+}
+
+fn pointers(owned: &[CString]) -> Vec<*const c_char> {
+    owned.iter().map(|c| c.as_ptr()).collect()
+}
+
+/// kp_process_spawn of `argv`; Err carries the status and the message.
+fn try_spawn(
+    s: *mut sys::kp_sampler_t,
+    events: &[&str],
+    argv: &[&str],
+) -> Result<*mut sys::kp_process_t, (c_int, String)> {
+    let names = c_strings(events);
+    let name_ptrs = pointers(&names);
+    let args = c_strings(argv);
+    let mut arg_ptrs = pointers(&args);
+    arg_ptrs.push(ptr::null());
+    let mut p: *mut sys::kp_process_t = ptr::null_mut();
+    let rc = unsafe {
+        sys::kp_process_spawn(
+            &mut p,
+            s,
+            name_ptrs.as_ptr(),
+            name_ptrs.len(),
+            arg_ptrs.as_ptr(),
+        )
+    };
+    if rc == sys::KP_OK {
+        assert!(
+            !p.is_null(),
+            "kp_process_spawn returned KP_OK but no handle"
+        );
+        Ok(p)
+    } else {
+        assert!(
+            p.is_null(),
+            "kp_process_spawn failed but left *out non-NULL"
+        );
+        Err((rc, last_message()))
+    }
+}
+
+/// try_spawn that must succeed; None (a recorded skip) when the OS forbids counting.
+fn spawn(
+    s: *mut sys::kp_sampler_t,
+    events: &[&str],
+    argv: &[&str],
+    test: &str,
+) -> Option<*mut sys::kp_process_t> {
+    match try_spawn(s, events, argv) {
+        Ok(p) => Some(p),
+        Err((rc, msg)) if rc == sys::KP_EPERM => {
+            skip(
+                test,
+                &format!("the OS does not allow counting here: {}", msg),
+            );
+            None
+        }
+        Err((rc, msg)) => panic!(
+            "kp_process_spawn({:?}) failed with {}: {}",
+            argv,
+            status_name(rc),
+            msg
+        ),
+    }
+}
+
+fn wait(p: *mut sys::kp_process_t) -> (c_int, c_int) {
+    let (mut code, mut sig) = (-2, -2);
+    expect_ok(
+        unsafe { sys::kp_process_wait(p, &mut code, &mut sig) },
+        "kp_process_wait",
+    );
+    (code, sig)
+}
+
+fn read(p: *mut sys::kp_process_t) -> Vec<u64> {
+    let n = unsafe { sys::kp_process_event_count(p) };
+    let mut values = vec![0u64; n];
+    expect_ok(
+        unsafe { sys::kp_process_read(p, values.as_mut_ptr(), n) },
+        "kp_process_read",
+    );
+    values
+}
+
+#[test]
+fn spawned_child_is_counted_with_its_metadata() {
+    let _turn = one_at_a_time();
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let exe = exe.to_str().expect("a UTF-8 path");
+    let script = format!(
+        "{}=1 exec \"$0\" child_touches_pages --exact --test-threads=1 >/dev/null",
+        CHILD_ENV
+    );
+    let s = perf_event_sampler();
+    let p = match spawn(
+        s,
+        &["page-faults", "task-clock"],
+        &["sh", "-c", &script, exe],
+        "spawned_child_is_counted_with_its_metadata",
+    ) {
+        Some(p) => p,
+        None => return unsafe { sys::kp_sampler_free(s) },
+    };
+    assert!(unsafe { sys::kp_process_pid(p) } > 0);
+    assert_eq!(wait(p), (0, 0), "the child test failed");
+    let mut values = [0u64; 2];
+    let mut complete = [9u8; 2];
+    let mut enabled = [0u64; 2];
+    let mut running = [0u64; 2];
+    expect_ok(
+        unsafe {
+            sys::kp_process_read_full(
+                p,
+                values.as_mut_ptr(),
+                complete.as_mut_ptr(),
+                2,
+                enabled.as_mut_ptr(),
+                running.as_mut_ptr(),
+            )
+        },
+        "kp_process_read_full",
+    );
+    eprintln!(
+        "child: page-faults {}, task-clock {} ns",
+        values[0], values[1]
+    );
+    assert!(
+        values[0] >= CHILD_PAGES as u64,
+        "{} page faults for {} pages",
+        values[0],
+        CHILD_PAGES
+    );
+    assert!(
+        values[0] < (CHILD_PAGES + 3000) as u64,
+        "{} page faults",
+        values[0]
+    );
+    assert!(values[1] > 0);
+    for i in 0..2 {
+        assert_eq!(complete[i], 1);
+        assert!(enabled[i] > 0 && enabled[i] == running[i]);
+        assert_eq!(
+            unsafe { sys::kp_process_event_scope(p, i) },
+            sys::KP_PROCESS_SCOPE_TREE as c_int
+        );
+    }
+    unsafe {
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
+
+#[test]
+fn wait_reports_the_exit_code_or_the_signal() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let test = "wait_reports_the_exit_code_or_the_signal";
+    let p = match spawn(s, &["task-clock"], &["sh", "-c", "exit 3"], test) {
+        Some(p) => p,
+        None => return unsafe { sys::kp_sampler_free(s) },
+    };
+    assert_eq!(wait(p), (3, 0));
+    assert_eq!(wait(p), (3, 0), "a second wait gives the same");
+    unsafe { sys::kp_process_free(p) };
+    let p = spawn(s, &["task-clock"], &["sh", "-c", "kill -TERM $$"], test).expect("allowed above");
+    assert_eq!(wait(p), (-1, 15));
+    unsafe {
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
+
+#[test]
+fn attached_to_itself_counts_every_thread() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let names = c_strings(&["page-faults"]);
+    let ptrs = pointers(&names);
+    let mut p: *mut sys::kp_process_t = ptr::null_mut();
+    let rc = unsafe { sys::kp_process_attach(&mut p, s, ptrs.as_ptr(), 1, 0) };
+    if rc == sys::KP_EPERM {
+        skip("attached_to_itself_counts_every_thread", &last_message());
+        return unsafe { sys::kp_sampler_free(s) };
+    }
+    expect_ok(rc, "kp_process_attach(0)");
+    assert_eq!(unsafe { sys::kp_process_pid(p) }, std::process::id() as i32);
+    let before = read(p)[0];
+    std::thread::spawn(|| assert_eq!(touch_fresh_pages(2000), 0))
+        .join()
+        .unwrap();
+    let after = read(p)[0];
+    assert!(
+        after - before >= 2000,
+        "{} faults counted for 2000 pages on another thread",
+        after - before
+    );
+    expect_ok(unsafe { sys::kp_process_stop(p) }, "kp_process_stop");
+    assert_eq!(unsafe { sys::kp_process_is_counting(p) }, 0);
+    std::thread::spawn(|| assert_eq!(touch_fresh_pages(500), 0))
+        .join()
+        .unwrap();
+    assert_eq!(read(p)[0], after, "counted while stopped");
+    let rc = unsafe { sys::kp_process_wait(p, ptr::null_mut(), ptr::null_mut()) };
+    expect_status(rc, sys::KP_ESTATE, "kp_process_wait on an attached process");
+    unsafe {
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
+
+#[test]
+fn refusals_carry_code_and_cause() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let err = try_spawn(s, &["task-clock"], &["kpc-no-such-program-anywhere"]).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "{}", err.1);
+    assert!(
+        err.1.contains("kpc-no-such-program-anywhere") && err.1.contains("PATH"),
+        "{}",
+        err.1
+    );
+    assert_eq!(unsafe { sys::kp_error_last_os_code() }, 2, "ENOENT");
+    let names = c_strings(&["task-clock"]);
+    let ptrs = pointers(&names);
+    let mut p: *mut sys::kp_process_t = ptr::null_mut();
+    let rc = unsafe { sys::kp_process_attach(&mut p, s, ptrs.as_ptr(), 1, -5) };
+    expect_status(rc, sys::KP_EINVAL, "kp_process_attach(-5)");
+    let rc = unsafe { sys::kp_process_spawn(&mut p, s, ptrs.as_ptr(), 1, ptr::null()) };
+    expect_status(rc, sys::KP_EINVAL, "kp_process_spawn(argv NULL)");
+    assert!(p.is_null());
+    unsafe {
+        assert_eq!(
+            sys::kp_process_read(ptr::null_mut(), ptr::null_mut(), 0),
+            sys::KP_EINVAL
+        );
+        assert_eq!(sys::kp_process_event_scope(ptr::null(), 0), -1);
+        assert_eq!(sys::kp_process_pid(ptr::null()), -1);
+        sys::kp_process_free(ptr::null_mut());
+        sys::kp_sampler_free(s);
+    }
+}
