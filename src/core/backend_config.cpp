@@ -38,7 +38,8 @@ std::unique_ptr<Backend> make_apple_auto_backend(const BackendConfig &config) {
     int status = KP_OK;
     std::string message;
     try {
-        std::unique_ptr<Backend> kperf = make_kperf_backend(config.kperf_path, config.kperfdata_path);
+        std::unique_ptr<Backend> kperf =
+            make_kperf_backend(config.kperf_path, config.kperfdata_path, config.libsystem_path);
         try {
             kperf->check_access();
         } catch (const Error &e) {
@@ -136,7 +137,7 @@ std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
             b = make_perf_event_backend();
             break;
         case KP_BACKEND_KPERF:
-            b = make_kperf_backend(config.kperf_path, config.kperfdata_path);
+            b = make_kperf_backend(config.kperf_path, config.kperfdata_path, config.libsystem_path);
             break;
         case KP_BACKEND_RECOUNT:
             b = make_recount_backend(config.libsystem_path);

@@ -10,6 +10,7 @@
 #include "backends/kperf/generic_map.hpp"
 #include "backends/kperf/kperf_errors.hpp"
 #include "backends/kperf/kpc_program.hpp"
+#include "backends/kperf/split_process_counters.hpp"
 #include "backends/kperf/system_counters.hpp"
 #include "backends/kperf/thread_counters.hpp"
 #include "core/error.hpp"
@@ -49,8 +50,10 @@ const char *const kSoftwareReason =
 
 }  // namespace
 
-KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path)
-    : frameworks_(kperf_path, kperfdata_path),
+KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path,
+                           const std::string &libsystem_path)
+    : libsystem_path_(libsystem_path),
+      frameworks_(kperf_path, kperfdata_path),
       kernel_(KernelState::for_library(frameworks_.kperf_handle())),
       db_(nullptr, DbDeleter{&frameworks_.api()}) {
     const kp_kperf_api_t &api = frameworks_.api();
@@ -350,10 +353,54 @@ std::unique_ptr<ThreadCounters> KperfBackend::open(const std::vector<const Event
 }
 
 std::unique_ptr<ProcessCounters> KperfBackend::open_process(const std::vector<const Event *> &events,
-                                                            int /*pid: kpc counts system-wide*/) {
+                                                            int pid) {
+    if (std::unique_ptr<ProcessCounters> split = open_split_process(events, pid)) return split;
+    // kpc cannot attach counters to another process: every event counts system-wide.
     KpcProgram prog = program(events);
     return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
                                             std::move(prog));
+}
+
+std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
+    const std::vector<const Event *> &events, int pid) {
+    // The fixed counters' events are what the kernel also keeps per process.
+    std::vector<const recount::EventSpec *> specs;
+    std::vector<size_t> own, system;
+    std::vector<const Event *> system_events;
+    for (size_t i = 0; i < events.size(); ++i) {
+        const Event &e = *events[i];
+        const char *total = !e.available || e.kind != KP_EVENT_FIXED ? nullptr
+                            : e.native_name == "FIXED_CYCLES"       ? "cycles"
+                            : e.native_name == "FIXED_INSTRUCTIONS" ? "instructions"
+                                                                    : nullptr;
+        if (total) {
+            specs.push_back(recount::find_recount_event(total));
+            own.push_back(i);
+        } else {
+            system.push_back(i);
+            system_events.push_back(&e);
+        }
+    }
+    if (own.empty()) return nullptr;
+    std::unique_ptr<recount::LibSystem> lib;
+    try {
+        lib = std::make_unique<recount::LibSystem>(libsystem_path_);
+    } catch (const Error &) {
+        return nullptr;  // no libSystem here (Linux without KPC_LIBSYSTEM_PATH): system-wide
+    }
+    // A kernel without running fixed counters (a VM) keeps no totals: they would read 0.
+    int monotonic = 0;
+    if (!lib->api().proc_pid_rusage || !lib->sysctl_int("kern.monotonic.supported", monotonic) ||
+        monotonic == 0)
+        return nullptr;
+    check_access();  // the kperf backend needs root, whatever the source
+    std::unique_ptr<SystemCounters> system_wide;
+    if (!system_events.empty())
+        system_wide = std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
+                                                       program(system_events));
+    auto rusage = recount::RusageProcessCounters::totals(*lib, specs, pid);
+    return std::make_unique<SplitProcessCounters>(std::move(lib), std::move(rusage), std::move(own),
+                                                  std::move(system_wide), std::move(system));
 }
 
 }  // namespace kpc::kperf
@@ -361,8 +408,9 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_process(const std::vector<co
 namespace kpc {
 
 std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,
-                                            const std::string &kperfdata_path) {
-    return std::make_unique<kperf::KperfBackend>(kperf_path, kperfdata_path);
+                                            const std::string &kperfdata_path,
+                                            const std::string &libsystem_path) {
+    return std::make_unique<kperf::KperfBackend>(kperf_path, kperfdata_path, libsystem_path);
 }
 
 }  // namespace kpc

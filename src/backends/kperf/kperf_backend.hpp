@@ -24,8 +24,11 @@ class KperfBackend final : public Backend {
 public:
     // Loads both frameworks, opens this CPU's kpep database, checks its layout, identifies
     // the chip and takes the counters from the Power Manager. Lack of permission is not an
-    // error here (check_access reports it); everything else throws.
-    KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path);
+    // error here (check_access reports it); everything else throws. `libsystem_path`: where
+    // kpc stat finds proc_pid_rusage (as for the recount backend; "" = the process's own
+    // libSystem on macOS, none elsewhere).
+    KperfBackend(const std::string &kperf_path, const std::string &kperfdata_path,
+                 const std::string &libsystem_path = "");
     ~KperfBackend() override;
 
     kp_backend_t kind() const override { return KP_BACKEND_KPERF; }
@@ -60,6 +63,11 @@ private:
     // kernel refused, the next candidate. Throws KP_EUNAVAILABLE. Caller holds kpep_mu_.
     ProgramEvent program_event(const Event &e) const;
 
+    // kpc stat: the events read from the command's own totals, with their specs.
+    std::unique_ptr<ProcessCounters> open_split_process(const std::vector<const Event *> &events,
+                                                        int pid);
+
+    std::string libsystem_path_;
     Frameworks frameworks_;
     std::shared_ptr<KernelState> kernel_;
     std::unique_ptr<kp_kpep_db_t, DbDeleter> db_;

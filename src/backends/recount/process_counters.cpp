@@ -14,6 +14,22 @@ RusageProcessCounters::RusageProcessCounters(const LibSystem &lib, MachTimebase 
     : lib_(lib), timebase_(timebase), flavor_(flavor), levels_(levels),
       fields_(std::move(fields)), pid_(pid) {}
 
+std::unique_ptr<RusageProcessCounters> RusageProcessCounters::totals(
+    const LibSystem &lib, const std::vector<const EventSpec *> &specs, int pid) {
+    std::vector<RusageField> fields;
+    for (const EventSpec *spec : specs) {
+        if (spec->level != Level::all || is_time(spec->quantity))
+            fail(KP_ERROR, std::string("recount: ") + spec->name +
+                               " is not a whole-process total of RUSAGE_INFO_V4");
+        RusageField f;
+        f.spec = spec;
+        fields.push_back(std::move(f));
+    }
+    // Neither the timebase nor the perf levels matter for these totals.
+    return std::make_unique<RusageProcessCounters>(lib, MachTimebase{1, 1}, kRusageInfoV4, 1,
+                                                   std::move(fields), pid);
+}
+
 void RusageProcessCounters::child_exited() noexcept {
     std::memset(buf_, 0, sizeof buf_);
     // Apple's rusage_info_t * is the address of the caller's record.

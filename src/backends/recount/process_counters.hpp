@@ -25,6 +25,12 @@ public:
     // `lib` outlives this object (the backend owns it). `levels`: hw.nperflevels.
     RusageProcessCounters(const LibSystem &lib, MachTimebase timebase, int flavor, int levels,
                           std::vector<RusageField> fields, int pid);
+    // Only whole-process cycles and instructions (no P/E split, no times), for another
+    // backend's kpc stat: RUSAGE_INFO_V4, which every macOS since 10.13 answers.
+    // `specs` are recount events of those quantities; `lib` outlives the result.
+    static std::unique_ptr<RusageProcessCounters> totals(const LibSystem &lib,
+                                                         const std::vector<const EventSpec *> &specs,
+                                                         int pid);
     void child_exited() noexcept override;
     std::vector<ProcessCount> read() override;
     const char *source() const override { return "proc_pid_rusage"; }

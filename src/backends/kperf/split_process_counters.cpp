@@ -1,0 +1,32 @@
+#include "backends/kperf/split_process_counters.hpp"
+
+#include <utility>
+
+namespace kpc::kperf {
+
+SplitProcessCounters::SplitProcessCounters(std::unique_ptr<recount::LibSystem> lib,
+                                           std::unique_ptr<recount::RusageProcessCounters> rusage,
+                                           std::vector<size_t> own,
+                                           std::unique_ptr<SystemCounters> system_wide,
+                                           std::vector<size_t> system)
+    : lib_(std::move(lib)), rusage_(std::move(rusage)), own_(std::move(own)),
+      system_(std::move(system_wide)), system_at_(std::move(system)) {}
+
+std::vector<ProcessCount> SplitProcessCounters::read() {
+    std::vector<ProcessCount> out(own_.size() + system_at_.size());
+    std::vector<ProcessCount> own = rusage_->read();
+    for (size_t i = 0; i < own_.size(); ++i) {
+        out[own_[i]] = std::move(own[i]);
+        out[own_[i]].source = rusage_->source();
+    }
+    if (system_) {
+        std::vector<ProcessCount> sys = system_->read();
+        for (size_t i = 0; i < system_at_.size(); ++i) {
+            out[system_at_[i]] = std::move(sys[i]);
+            out[system_at_[i]].source = system_->source();
+        }
+    }
+    return out;
+}
+
+}  // namespace kpc::kperf

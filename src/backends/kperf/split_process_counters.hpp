@@ -1,0 +1,40 @@
+// `kpc stat` on kperf when libSystem can tell a process's own totals (proc_pid_rusage): the
+// fixed counters' events (cycles, instructions) come from the command's own totals, read
+// before it is reaped, as on the recount backend; the other events stay system-wide
+// (SystemCounters), since kpc cannot attach counters to another process. Each count says
+// where it came from (ProcessCount::source).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backends/kperf/system_counters.hpp"
+#include "backends/recount/libsystem.hpp"
+#include "backends/recount/process_counters.hpp"
+#include "core/backend.hpp"
+
+namespace kpc::kperf {
+
+class SplitProcessCounters final : public ProcessCounters {
+public:
+    // `own[i]` / `system[i]`: the positions, in the events given to open_process, of the
+    // counts `rusage` / `system_wide` return in order. `system_wide` may be null (every
+    // event is a process total). `lib` is what `rusage` reads through.
+    SplitProcessCounters(std::unique_ptr<recount::LibSystem> lib,
+                         std::unique_ptr<recount::RusageProcessCounters> rusage,
+                         std::vector<size_t> own, std::unique_ptr<SystemCounters> system_wide,
+                         std::vector<size_t> system);
+    void child_exited() noexcept override { rusage_->child_exited(); }
+    std::vector<ProcessCount> read() override;
+    bool system_wide() const override { return system_ != nullptr; }
+    const char *source() const override { return system_ ? "system" : rusage_->source(); }
+
+private:
+    std::unique_ptr<recount::LibSystem> lib_;  // declared first: outlives rusage_
+    std::unique_ptr<recount::RusageProcessCounters> rusage_;
+    std::vector<size_t> own_;
+    std::unique_ptr<SystemCounters> system_;
+    std::vector<size_t> system_at_;
+};
+
+}  // namespace kpc::kperf
