@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev                           # kpc/benchmark.hpp's test (tests/benchmark)
   libpfm4-dev                                # native Linux PMU event names (optional feature)
   linux-perf                                 # kpc stat is checked against perf stat
+  strace                                     # kpc stat groups: the perf_event_open calls it makes
   valgrind                                   # callgrind instruction counts (bench/)
   bindgen libclang-dev                       # Rust ABI harness: FFI generated from kpc.h
   librust-criterion-dev librust-libc-dev     # Rust crates (bindings/rust), built offline from /usr/share/cargo/registry

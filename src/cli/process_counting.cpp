@@ -12,14 +12,13 @@ namespace kpc_cli {
 ProcessCounting::ProcessCounting(kp_sampler_t *sampler, const std::vector<const kp_event_t *> &events,
                                  const std::vector<int> &groups, pid_t pid) {
     // kp_event_t is kpc::Event: the events from kp_sampler_event_find are the core's own.
-    (void)groups;  // not yet passed to the backend: cmd_stat counts a group whole or not at all
     std::vector<const kpc::Event *> core_events(events.begin(), events.end());
     if (core_events.empty()) return;  // nothing to attach; read() reports nothing
     try {
         kpc::Session &session = *sampler->session;
         if (session.released())
             throw CliError("the counting session was released", kExitStatFailed);
-        counters_ = session.backend().open_process(core_events, static_cast<int>(pid));
+        counters_ = session.backend().open_process_grouped(core_events, groups, static_cast<int>(pid));
     } catch (const kpc::Error &e) {
         throw CliError(std::string("cannot count the command: ") + e.what(), kExitStatFailed);
     } catch (const std::bad_alloc &) {

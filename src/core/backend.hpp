@@ -122,6 +122,16 @@ public:
     // than thrown; throws only when nothing can be counted. Default: unsupported.
     virtual std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                           int pid);
+    // open_process with event groups (kpc stat -e '{a,b}'): `groups[i]` is event i's group
+    // number, or -1. The events of one group are scheduled on the PMU together, so they
+    // count over the same time. Default: open_process, for backends that never multiplex
+    // (kperf programs every counter at once, recount reads totals the kernel keeps), where
+    // every event counts over the whole run anyway.
+    virtual std::unique_ptr<ProcessCounters> open_process_grouped(
+        const std::vector<const Event *> &events, const std::vector<int> &groups, int pid) {
+        (void)groups;
+        return open_process(events, pid);
+    }
     // Count `events` in the running process `pid` (its threads now, and the threads and
     // processes they create from now on), starting now. Throws on any failure, for any
     // event. Default: unsupported (defined in core/process_counter.cpp).

@@ -9,6 +9,7 @@ and runner this file uses.
 
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -187,6 +188,42 @@ class KpcPerfHabitsTest(unittest.TestCase):
         p, r = Kpc.stat_json(["-e", "task-clock", "--", "true"])
         self.assertIsNone(event(r, "task-clock")["group"])
         self.assertNotIn("groups", Kpc.run(["stat", "-e", "task-clock", "--", "true"]).stderr)
+
+    def test_stat_group_is_one_perf_event_group(self):
+        """On perf_event a group is one kernel group: members name their leader's fd."""
+        self.require_counting()
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("strace is not installed (apt-get install strace)")
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "strace.txt")
+            p = subprocess.run([strace, "-e", "trace=perf_event_open", "-o", log, test_kpc.KPC, "stat",
+                                "--backend", "perf_event", "-e",
+                                "{task-clock,page-faults},context-switches,{minor-faults,major-faults}",
+                                "--", "true"], capture_output=True, text=True, timeout=60)
+            if p.returncode != 0 and "ptrace" in p.stderr:
+                self.skipTest("strace cannot trace here: %s" % p.stderr.strip())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(log) as f:
+                trace = f.read()
+        # The child's counters: perf_event_open(attr, <child pid>, cpu -1, group_fd, flags) = fd;
+        # the probes kpc makes on itself (pid 0) are left out.
+        calls = re.findall(r"perf_event_open\(\{[^{}]*?config=PERF_COUNT_SW_(\w+),([^{}]*)\}, "
+                           r"([1-9]\d*), -1, (-?\d+), \w+\) = (\d+)", trace)
+        self.assertEqual([c[0] for c in calls],
+                         ["TASK_CLOCK", "PAGE_FAULTS", "CONTEXT_SWITCHES", "PAGE_FAULTS_MIN",
+                          "PAGE_FAULTS_MAJ"], trace)
+        fd = {c[0]: c[4] for c in calls}
+        group_fd = {c[0]: c[3] for c in calls}
+        self.assertEqual(group_fd["TASK_CLOCK"], "-1")
+        self.assertEqual(group_fd["PAGE_FAULTS"], fd["TASK_CLOCK"])
+        self.assertEqual(group_fd["CONTEXT_SWITCHES"], "-1")
+        self.assertEqual(group_fd["PAGE_FAULTS_MIN"], "-1")
+        self.assertEqual(group_fd["PAGE_FAULTS_MAJ"], fd["PAGE_FAULTS_MIN"])
+        # All start at the exec, where the kernel enables them in one pass: a group starts whole.
+        for c in calls:
+            self.assertIn("enable_on_exec=1", c[1], c)
+        self.assertEqual(len({c[2] for c in calls}), 1)  # all on the one child
 
     def test_stat_group_counted_whole_like_perf(self):
         """A group with an event the machine cannot count is not counted at all, as in perf."""

@@ -117,6 +117,12 @@ public:
         return ProcessEvents::for_child(events, pid);
     }
 
+    std::unique_ptr<ProcessCounters> open_process_grouped(const std::vector<const Event *> &events,
+                                                          const std::vector<int> &groups,
+                                                          int pid) override {
+        return ProcessEvents::for_child(events, pid, groups);
+    }
+
     std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
                                                     int pid) override {
         return ProcessEvents::attach(events, pid);

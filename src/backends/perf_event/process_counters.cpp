@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -91,20 +92,41 @@ ProcessEvents::~ProcessEvents() {
 }
 
 std::unique_ptr<ProcessEvents> ProcessEvents::for_child(const std::vector<const Event *> &events,
-                                                        int pid) {
+                                                        int pid, const std::vector<int> &groups) {
     std::unique_ptr<ProcessEvents> p(new ProcessEvents(events, pid));
+    std::map<int, std::vector<const Event *>> opened;  // group -> its events that opened
+    std::map<int, int> leader_fd;                      // group -> its leader's descriptor
     for (size_t i = 0; i < events.size(); ++i) {
+        const int group = i < groups.size() ? groups[i] : -1;
+        auto leader = group >= 0 ? leader_fd.find(group) : leader_fd.end();
         perf_event_attr a = process_attr(*events[i]);
+        // Every event, a group's members too, switches on at the exec: the kernel enables
+        // them all in one pass there, so a group starts whole.
         a.enable_on_exec = 1;
-        int fd = open_event(a, pid, -1, PERF_FLAG_FD_CLOEXEC);
+        int fd = open_event(a, pid, leader != leader_fd.end() ? leader->second : -1,
+                            PERF_FLAG_FD_CLOEXEC);
         PerEvent &pe = p->events_[i];
         if (fd >= 0) {
             pe.fds.push_back(fd);
+            if (group >= 0) {
+                leader_fd.emplace(group, fd);
+                opened[group].push_back(events[i]);
+            }
             continue;
         }
         pe.os_code = errno;
+        if (group >= 0 && pe.os_code == EINVAL) {
+            std::vector<const Event *> mates = opened[group];
+            mates.push_back(events[i]);
+            pe.error = group_pmu_conflict(mates, mates.size() - 1);
+            if (!pe.error.empty()) {
+                pe.status = KP_ECONFLICT;
+                pe.error += " " + errno_text(pe.os_code);
+                continue;
+            }
+        }
         pe.status = diagnose_open_error(pe.os_code, events[i]->name, is_hardware(*events[i]),
-                                        false, &pe.error);
+                                        leader != leader_fd.end(), &pe.error);
     }
     return p;
 }

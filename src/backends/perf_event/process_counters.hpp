@@ -15,8 +15,10 @@ class ProcessEvents final : public ProcessCounters {
 public:
     // A child held before exec (kpc stat, kp_process_spawn): counting starts at its exec.
     // Events the kernel refuses are reported per event (read(), require_all_events()).
+    // `groups` (empty, or one entry per event): events with the same number >= 0 form one
+    // perf_event group, led by the first of them that opened (kpc stat -e '{a,b}').
     static std::unique_ptr<ProcessEvents> for_child(const std::vector<const Event *> &events,
-                                                    int pid);
+                                                    int pid, const std::vector<int> &groups = {});
     // A running process (kp_process_attach): every thread listed in /proc/<pid>/task now,
     // counting from the end of the call. Throws on any failure; nothing stays open.
     static std::unique_ptr<ProcessEvents> attach(const std::vector<const Event *> &events,
