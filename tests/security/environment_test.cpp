@@ -14,7 +14,8 @@
 
 namespace {
 
-const char *const kVariables[] = {"KPC_BACKEND", "KPC_KPERF_PATH", "KPC_KPERFDATA_PATH"};
+const char *const kVariables[] = {"KPC_BACKEND", "KPC_KPERF_PATH", "KPC_KPERFDATA_PATH",
+                                  "KPC_LIBSYSTEM_PATH"};
 const std::string kDefaultKperf = "/System/Library/PrivateFrameworks/kperf.framework/kperf";
 
 // Each test starts unprivileged with no KPC_* variables, and leaves it so.
@@ -75,6 +76,15 @@ TEST_F(Environment, NoteNamesOnlyTheVariablesThatWereSet) {
     EXPECT_EQ(kpc::ignored_environment_note(), "KPC_KPERF_PATH ignored (setgid process)");
 }
 
+// The recount backend's libSystem is code chosen by a path, like the frameworks.
+TEST_F(Environment, LibSystemPathFollowsTheSameRule) {
+    setenv("KPC_LIBSYSTEM_PATH", "/tmp/evil/libSystem.dylib", 1);
+    EXPECT_EQ(kpc::resolve_config(nullptr).libsystem_path, "/tmp/evil/libSystem.dylib");
+    kpc::set_privileged_reason_for_testing("setuid process");
+    EXPECT_EQ(kpc::resolve_config(nullptr).libsystem_path, "");  // the process's own libSystem
+    EXPECT_EQ(kpc::ignored_environment_note(), "KPC_LIBSYSTEM_PATH ignored (setuid process)");
+}
+
 TEST_F(Environment, PrivilegedProcessKeepsOptionsGivenInCode) {
     kpc::set_privileged_reason_for_testing("setuid process");
     set_all();
@@ -96,7 +106,7 @@ TEST_F(Environment, PrivilegedProcessIgnoresRatherThanRejectsARelativePath) {
 }
 
 TEST_F(Environment, RelativeFrameworkPathIsRefused) {
-    for (const char *name : {"KPC_KPERF_PATH", "KPC_KPERFDATA_PATH"}) {
+    for (const char *name : {"KPC_KPERF_PATH", "KPC_KPERFDATA_PATH", "KPC_LIBSYSTEM_PATH"}) {
         reset();
         setenv(name, "lib/kperf.so", 1);
         try {

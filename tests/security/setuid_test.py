@@ -122,20 +122,34 @@ class SetuidEnvironment(unittest.TestCase):
         self.assertRegex(out, r"(?m)^environment:\s+" + IGNORED_ALL.replace("(", r"\(")
                          .replace(")", r"\)") + "$")
 
+    def test_setuid_program_ignores_libsystem_path(self):
+        # The recount backend's libSystem (a simulator here) is code chosen by a path too.
+        if not PATHS.get("libsystem"):
+            self.skipTest("no --libsystem (the recount simulator) given")
+        env = dict(self.env, KPC_BACKEND="recount",
+                   KPC_LIBSYSTEM_PATH=self.copy_readable(PATHS["libsystem"]))
+        plain, setuid = self.copies(PATHS["probe"])
+        out = self.run_as_nobody([plain, "env"], env=env).splitlines()
+        self.assertEqual(out[1], "new=0 backend=recount", out)  # loaded the simulator
+        out = self.run_as_nobody([setuid, "env"], env=env).splitlines()
+        self.assert_ids(out[0], setuid=True)
+        self.assertEqual(out[1], "new=0 backend=perf_event", out)  # both variables ignored
+
     def test_relative_path_is_refused(self):
         plain, _ = self.copies(PATHS["probe"])
         env = dict(self.env, KPC_KPERF_PATH=os.path.basename(self.kperf))
         out = self.run_as_nobody([plain, "env"], env=env).splitlines()
         self.assertTrue(out[1].startswith("new=-2 KPC_KPERF_PATH='"), out)  # KP_EINVAL
-        self.assertIn("set it to the framework's absolute path", out[1])
+        self.assertIn("set it to the library's absolute path", out[1])
 
 
 def main():
     parser = argparse.ArgumentParser()
     for name in ("probe", "kpc", "kperf", "kperfdata"):
         parser.add_argument("--" + name, required=True)
+    parser.add_argument("--libsystem", help="the recount simulator (librecount_sim.so)")
     args, rest = parser.parse_known_args()
-    PATHS.update({k: os.path.abspath(v) for k, v in vars(args).items()})
+    PATHS.update({k: os.path.abspath(v) for k, v in vars(args).items() if v})
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
     for name in rest or loader.getTestCaseNames(SetuidEnvironment):
