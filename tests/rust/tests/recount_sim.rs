@@ -108,6 +108,16 @@ impl Drop for Sim {
     }
 }
 
+/// `Sim::begin`, or return from the test (skipped) when CTest did not name the simulator.
+macro_rules! begin {
+    ($test:expr) => {
+        match Sim::begin($test) {
+            Some(sim) => sim,
+            None => return,
+        }
+    };
+}
+
 /// The sampler the environment selects, freed on drop.
 struct Sampler(*mut sys::kp_sampler_t);
 impl Sampler {
@@ -157,10 +167,7 @@ impl Drop for Thread {
 
 #[test]
 fn the_environment_selects_recount_and_says_why() {
-    let _sim = match Sim::begin("the_environment_selects_recount_and_says_why") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let _sim = begin!("the_environment_selects_recount_and_says_why");
     let s = Sampler::from_env();
     unsafe {
         assert_eq!(sys::kp_sampler_backend(s.0), 3);
@@ -188,10 +195,7 @@ fn the_environment_selects_recount_and_says_why() {
 
 #[test]
 fn cycles_are_three_times_the_threads_cpu_time() {
-    let _sim = match Sim::begin("cycles_are_three_times_the_threads_cpu_time") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let _sim = begin!("cycles_are_three_times_the_threads_cpu_time");
     let s = Sampler::from_env();
     let t = Thread::new(&s, &["cycles", "instructions"]);
     let cpu0 = thread_cpu_ns();
@@ -221,10 +225,7 @@ fn cycles_are_three_times_the_threads_cpu_time() {
 
 #[test]
 fn performance_and_efficiency_add_up_to_the_total() {
-    let mut sim = match Sim::begin("performance_and_efficiency_add_up_to_the_total") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let mut sim = begin!("performance_and_efficiency_add_up_to_the_total");
     sim.simulate("RCSIM_P_SHARE", "0.7");
     let s = Sampler::from_env();
     let t = Thread::new(
@@ -260,10 +261,7 @@ fn performance_and_efficiency_add_up_to_the_total() {
 
 #[test]
 fn one_perf_level_puts_everything_on_p() {
-    let mut sim = match Sim::begin("one_perf_level_puts_everything_on_p") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let mut sim = begin!("one_perf_level_puts_everything_on_p");
     sim.simulate("RCSIM_PERF_LEVELS", "1");
     let s = Sampler::from_env();
     let t = Thread::new(&s, &["cycles", "p-cycles", "e-cycles", "e-instructions"]);
@@ -278,10 +276,7 @@ fn one_perf_level_puts_everything_on_p() {
 
 #[test]
 fn a_virtual_machine_is_unsupported_and_says_why() {
-    let mut sim = match Sim::begin("a_virtual_machine_is_unsupported_and_says_why") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let mut sim = begin!("a_virtual_machine_is_unsupported_and_says_why");
     sim.simulate("RCSIM_VM", "1");
     let s = Sampler::from_env();
     let msg = expect_status(
@@ -297,10 +292,7 @@ fn a_virtual_machine_is_unsupported_and_says_why() {
 
 #[test]
 fn a_libsystem_without_thread_selfcounts_is_unsupported() {
-    let mut sim = match Sim::begin("a_libsystem_without_thread_selfcounts_is_unsupported") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let mut sim = begin!("a_libsystem_without_thread_selfcounts_is_unsupported");
     let path = match std::env::var("KPC_TEST_RCSIM_NOSELFCOUNTS") {
         Ok(p) => p,
         Err(_) => {
@@ -323,10 +315,7 @@ fn a_libsystem_without_thread_selfcounts_is_unsupported() {
 
 #[test]
 fn other_events_need_root_and_kperf() {
-    let _sim = match Sim::begin("other_events_need_root_and_kperf") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let _sim = begin!("other_events_need_root_and_kperf");
     let s = Sampler::from_env();
     assert!(!s.event("branches").0);
     let err = try_thread(s.0, &["cycles", "branches"])
@@ -343,10 +332,7 @@ fn other_events_need_root_and_kperf() {
 
 #[test]
 fn macos_12_has_totals_only() {
-    let mut sim = match Sim::begin("macos_12_has_totals_only") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let mut sim = begin!("macos_12_has_totals_only");
     sim.simulate("RCSIM_MACOS", "12.6");
     let s = Sampler::from_env();
     for name in ["p-cycles", "e-instructions"] {
@@ -370,10 +356,7 @@ fn macos_12_has_totals_only() {
 
 #[test]
 fn threads_count_in_isolation() {
-    let _sim = match Sim::begin("threads_count_in_isolation") {
-        Some(sim) => sim,
-        None => return,
-    };
+    let _sim = begin!("threads_count_in_isolation");
     let s = Sampler::from_env();
     let mine = Thread::new(&s, &["cycles"]);
     let before = sample(mine.0)[0];
