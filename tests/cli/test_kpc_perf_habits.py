@@ -189,6 +189,24 @@ class KpcPerfHabitsTest(unittest.TestCase):
         self.assertIsNone(event(r, "task-clock")["group"])
         self.assertNotIn("groups", Kpc.run(["stat", "-e", "task-clock", "--", "true"]).stderr)
 
+    def test_stat_group_counts_all_threads(self):
+        """A group is inherited like single events: every thread's time is in it."""
+        self.require_counting()
+        p, r = Kpc.stat_json(["-e", "{task-clock,context-switches}", "--", test_kpc.WORKLOAD,
+                              "threads", "2", "100"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        threads = parse_key_values(p.stdout)["thread_cpu_ns"]
+        self.assertEqual(len(threads), 2)
+        clock = event(r, "task-clock")
+        self.assertEqual(clock["group"], 0)
+        self.assertGreaterEqual(clock["value"]["mean"], 0.95 * sum(threads))
+        self.assertGreater(clock["value"]["mean"], 1.5 * max(threads))
+        # Counted over the same time: both were enabled and running for exactly as long.
+        switches = event(r, "context-switches")
+        self.assertEqual(switches["status"], "counted")
+        self.assertEqual(switches["time_enabled_ns"], clock["time_enabled_ns"])
+        self.assertEqual(switches["time_running_ns"], clock["time_running_ns"])
+
     def test_stat_group_is_one_perf_event_group(self):
         """On perf_event a group is one kernel group: members name their leader's fd."""
         self.require_counting()
