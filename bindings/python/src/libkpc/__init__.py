@@ -8,18 +8,22 @@
 
 Pure Python over ctypes; the C library is found through KPC_LIBRARY, a copy bundled in the
 package, or the system's library path (see libkpc._native). Counters count only the
-thread that created them. Every failure raises KpcError with the status and libkpc's message.
+thread that created them; a Process counts every thread of a process (Process.spawn a
+command, or Process.attach to one; pid 0 is this one). Every failure raises KpcError with
+the status and libkpc's message.
 """
 from ._native import LibraryNotFoundError, library_path
 from .counters import Counters, Sample
 from .errors import KpcError, Status
 from .event import Event, EventKind
 from .measure import Measurement
+from .process import ExitStatus, Process, ProcessSample, Scope
 from .sampler import Backend, Sampler
 
 __all__ = [
-    "Backend", "Counters", "Event", "EventKind", "KpcError", "LibraryNotFoundError",
-    "Measurement", "Sample", "Sampler", "Status", "library_path", "version",
+    "Backend", "Counters", "Event", "EventKind", "ExitStatus", "KpcError",
+    "LibraryNotFoundError", "Measurement", "Process", "ProcessSample", "Sample", "Sampler",
+    "Scope", "Status", "library_path", "version",
 ]
 
 

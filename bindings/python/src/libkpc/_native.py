@@ -140,6 +140,24 @@ _PROTOTYPES = {
     "kp_thread_is_running": (_int, [_void_p]),
     "kp_thread_event_count": (_size_t, [_void_p]),
     "kp_thread_event_at": (_void_p, [_void_p, _size_t]),
+    "kp_process_spawn": (
+        _int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t,
+               ctypes.POINTER(_c_char_p)]),
+    "kp_process_attach": (
+        _int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t,
+               ctypes.c_int32]),
+    "kp_process_free": (None, [_void_p]),
+    "kp_process_start": (_int, [_void_p]),
+    "kp_process_stop": (_int, [_void_p]),
+    "kp_process_is_counting": (_int, [_void_p]),
+    "kp_process_read": (_int, [_void_p, _u64p, _size_t]),
+    "kp_process_read_full": (
+        _int, [_void_p, _u64p, ctypes.POINTER(ctypes.c_uint8), _size_t, _u64p, _u64p]),
+    "kp_process_wait": (_int, [_void_p, ctypes.POINTER(_int), ctypes.POINTER(_int)]),
+    "kp_process_pid": (ctypes.c_int32, [_void_p]),
+    "kp_process_event_count": (_size_t, [_void_p]),
+    "kp_process_event_at": (_void_p, [_void_p, _size_t]),
+    "kp_process_event_scope": (_int, [_void_p, _size_t]),
 }
 
 _lock = threading.Lock()

@@ -1,0 +1,210 @@
+"""Process: events counted for a whole process, every thread of it (kp_process_t)."""
+import collections
+import ctypes
+import enum
+import threading
+
+from . import _native
+from .errors import check
+from .event import Event
+
+
+class Scope(enum.IntEnum):
+    """kp_process_scope_t: what one event of a :class:`Process` covers."""
+
+    TREE = 0      # the process, its threads, and the threads and processes it starts (Linux)
+    PROCESS = 1   # the process and its threads only (Apple recount: the kernel's accounting)
+    SYSTEM = 2    # every CPU: everything the machine ran meanwhile (Apple kperf)
+
+
+ExitStatus = collections.namedtuple("ExitStatus", "exit_code signal")
+ExitStatus.__doc__ = """How a spawned command ended: ``exit_code`` (0-255, or -1 when a
+signal killed it) and ``signal`` (the signal number, or 0)."""
+
+ProcessSample = collections.namedtuple(
+    "ProcessSample", "values complete time_enabled_ns time_running_ns")
+ProcessSample.__doc__ = """:meth:`Process.read_full`: one list per field, in event order.
+``complete[i]`` is False when the kernel multiplexed event i (its value then covers
+``time_running_ns[i]`` of ``time_enabled_ns[i]``); the times are summed over the threads
+counted, and 0 where the backend does not measure them (Apple)."""
+
+
+def _names(args, what):
+    """``f("a", "b")`` or ``f(["a", "b"])`` as a tuple of str."""
+    if len(args) == 1 and not isinstance(args[0], str):
+        args = tuple(args[0])
+    for a in args:
+        if not isinstance(a, str):
+            raise TypeError(f"{what} must be str, not {type(a).__name__}")
+    return args
+
+
+def _c_strings(texts, terminated=False):
+    """A ctypes char* array of the UTF-8 texts (NULL-terminated when asked)."""
+    extra = 1 if terminated else 0
+    return (ctypes.c_char_p * (len(texts) + extra))(*(t.encode("utf-8") for t in texts))
+
+
+class Process:
+    """Events counted for a whole process: every thread of it, and on Linux the threads
+    and processes it starts (see :attr:`scopes`).
+
+    Made by :meth:`spawn` (a command, counted from its exec) or :meth:`attach` (a running
+    process; pid 0 is this Python process, every thread of it). Counting runs from then
+    on; :meth:`stop` pauses and :meth:`start` resumes. :meth:`read` gives the running
+    totals while the process runs and after it ends.
+
+    Unlike :class:`Counters`, every method may be called from any thread, and one thread
+    may :meth:`wait` while others read, stop or start. :meth:`close` (also on leaving a
+    ``with`` block) waits for calls in progress, including a :meth:`wait`, then frees the
+    handle: a spawned command that was not waited for is killed then (to stop one early,
+    send it a signal with ``os.kill(p.pid, ...)`` and wait). An attached process keeps
+    running, no longer counted.
+    """
+
+    _CLOSED = "this Process is closed"
+
+    def __init__(self):
+        raise TypeError("make a Process with Process.spawn() or Process.attach()")
+
+    @classmethod
+    def spawn(cls, sampler, argv, *events):
+        """Starts the command ``argv`` (a list: the program, looked up in PATH, then its
+        arguments) and counts ``events`` in it from its exec on.
+
+        ``Process.spawn(sampler, ["make", "-j8"], "task-clock", "page-faults")``.
+        Raises KpcError: EINVAL (no events or argv, a duplicate, or the command cannot be
+        run: the message names the program and the exec error), EUNKNOWN_EVENT,
+        EUNAVAILABLE, EPERM, EBUSY, EUNSUPPORTED, ESTATE, EKERNEL, ...
+        """
+        argv = list(argv) if not isinstance(argv, str) else [argv]
+        for a in argv:
+            if not isinstance(a, str):
+                raise TypeError(f"argv items must be str, not {type(a).__name__}")
+        names = _names(events, "event names")
+        c_argv = _c_strings(argv, terminated=True)
+        if not argv:
+            c_argv = (ctypes.c_char_p * 1)()  # just the NULL: libkpc rejects it (EINVAL)
+        handle = ctypes.c_void_p()
+        check(_native.lib().kp_process_spawn(ctypes.byref(handle), sampler._handle(),
+                                             _c_strings(names), len(names), c_argv))
+        return cls._own(handle.value)
+
+    @classmethod
+    def attach(cls, sampler, *events, pid=0):
+        """Counts ``events`` in the running process ``pid`` from now on; pid 0 (the
+        default) is this process, every thread of it.
+
+        Raises KpcError: EINVAL (no such process; a negative pid; a bad event list), EPERM
+        (not allowed to count it: the message says what to change), EUNSUPPORTED (Apple's
+        recount backend), EUNKNOWN_EVENT, EUNAVAILABLE, EKERNEL (too many open files), ...
+        """
+        names = _names(events, "event names")
+        handle = ctypes.c_void_p()
+        check(_native.lib().kp_process_attach(ctypes.byref(handle), sampler._handle(),
+                                              _c_strings(names), len(names), int(pid)))
+        return cls._own(handle.value)
+
+    @classmethod
+    def _own(cls, handle):
+        lib = _native.lib()
+        self = cls.__new__(cls)
+        self._h = handle
+        self._busy = 0  # calls in progress; close() waits for them
+        self._cond = threading.Condition()
+        n = lib.kp_process_event_count(handle)
+        self.events = tuple(Event._copy(lib.kp_process_event_at(handle, i)) for i in range(n))
+        self.scopes = tuple(Scope(lib.kp_process_event_scope(handle, i)) for i in range(n))
+        self.pid = lib.kp_process_pid(handle)
+        return self
+
+    def _call(self, fn, *args):
+        """fn(handle, *args) with the handle kept alive until it returns."""
+        with self._cond:
+            if self._h is None:
+                raise ValueError(self._CLOSED)
+            self._busy += 1
+            h = self._h
+        try:
+            return fn(h, *args)
+        finally:
+            with self._cond:
+                self._busy -= 1
+                if self._busy == 0:
+                    self._cond.notify_all()
+
+    def __len__(self):
+        return len(self.events)
+
+    @property
+    def names(self):
+        return [e.name for e in self.events]
+
+    def start(self):
+        """Resumes counting after :meth:`stop`. Idempotent. Raises KpcError (ESTATE: sampler
+        released; EUNSUPPORTED: recount cannot pause; EBUSY; EKERNEL)."""
+        check(self._call(_native.lib().kp_process_start))
+
+    def stop(self):
+        """Pauses counting in every thread and child of the process. Idempotent."""
+        check(self._call(_native.lib().kp_process_stop))
+
+    @property
+    def is_counting(self):
+        """True while counting (made, and not stopped)."""
+        return bool(self._call(_native.lib().kp_process_is_counting))
+
+    def read(self):
+        """The running totals, as a list in event order. Raises KpcError (ESTATE: sampler
+        released, or recount before :meth:`wait`; EKERNEL)."""
+        values = (ctypes.c_uint64 * len(self.events))()
+        check(self._call(_native.lib().kp_process_read, values, len(values)))
+        return values[:]
+
+    def read_full(self):
+        """A :class:`ProcessSample`: the totals plus, per event, multiplexing information."""
+        n = len(self.events)
+        values, complete = (ctypes.c_uint64 * n)(), (ctypes.c_uint8 * n)()
+        enabled, running = (ctypes.c_uint64 * n)(), (ctypes.c_uint64 * n)()
+        check(self._call(_native.lib().kp_process_read_full, values, complete, n, enabled,
+                         running))
+        return ProcessSample(values[:], [bool(c) for c in complete], enabled[:], running[:])
+
+    def as_dict(self):
+        """:meth:`read` as {event name: total}."""
+        return dict(zip(self.names, self.read()))
+
+    def wait(self):
+        """Waits for a spawned command to end and reaps it; returns an :class:`ExitStatus`.
+        Returns at once, with the same result, once it has ended. Counting is left as it is.
+        Raises KpcError ESTATE for an attached process (libkpc did not start it)."""
+        code, sig = ctypes.c_int(), ctypes.c_int()
+        check(self._call(_native.lib().kp_process_wait, ctypes.byref(code), ctypes.byref(sig)))
+        return ExitStatus(code.value, sig.value)
+
+    def close(self):
+        """Stops counting and frees the handle (kp_process_free), after any call in progress
+        on another thread returns. A spawned command not waited for is killed and reaped.
+        Idempotent; any thread."""
+        with self._cond:
+            h, self._h = self._h, None
+            while self._busy:
+                self._cond.wait()
+        if h is not None:
+            _native.lib().kp_process_free(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):  # a safety net; close() is the API
+        if getattr(self, "_h", None) is not None:
+            self.close()
+
+    def __repr__(self):
+        if self._h is None:
+            return f"<libkpc.Process pid {self.pid} closed>"
+        state = "counting" if self.is_counting else "stopped"
+        return f"<libkpc.Process pid {self.pid}: {', '.join(self.names)} ({state})>"
