@@ -20,6 +20,17 @@ pub struct kp_thread_t {
     _private: [u8; 0],
 }
 
+/// Opaque `kp_process_t`.
+#[repr(C)]
+pub struct kp_process_t {
+    _private: [u8; 0],
+}
+
+/// `kp_process_scope_t` values: what an event of a `kp_process_t` covers.
+pub const KP_PROCESS_SCOPE_TREE: c_int = 0;
+pub const KP_PROCESS_SCOPE_PROCESS: c_int = 1;
+pub const KP_PROCESS_SCOPE_SYSTEM: c_int = 2;
+
 /// Opaque, borrowed `kp_event_t`.
 #[repr(C)]
 pub struct kp_event_t {
@@ -99,6 +110,44 @@ extern "C" {
     pub fn kp_thread_is_running(t: *const kp_thread_t) -> c_int;
     pub fn kp_thread_event_count(t: *const kp_thread_t) -> usize;
     pub fn kp_thread_event_at(t: *const kp_thread_t, index: usize) -> *const kp_event_t;
+
+    // process.h
+    pub fn kp_process_spawn(
+        out: *mut *mut kp_process_t,
+        s: *mut kp_sampler_t,
+        events: *const *const c_char,
+        count: usize,
+        argv: *const *const c_char,
+    ) -> c_int;
+    pub fn kp_process_attach(
+        out: *mut *mut kp_process_t,
+        s: *mut kp_sampler_t,
+        events: *const *const c_char,
+        count: usize,
+        pid: i32,
+    ) -> c_int;
+    pub fn kp_process_free(p: *mut kp_process_t);
+    pub fn kp_process_start(p: *mut kp_process_t) -> c_int;
+    pub fn kp_process_stop(p: *mut kp_process_t) -> c_int;
+    pub fn kp_process_is_counting(p: *const kp_process_t) -> c_int;
+    pub fn kp_process_read(p: *mut kp_process_t, values: *mut u64, count: usize) -> c_int;
+    pub fn kp_process_read_full(
+        p: *mut kp_process_t,
+        values: *mut u64,
+        complete: *mut u8,
+        count: usize,
+        time_enabled_ns: *mut u64,
+        time_running_ns: *mut u64,
+    ) -> c_int;
+    pub fn kp_process_wait(
+        p: *mut kp_process_t,
+        exit_code: *mut c_int,
+        term_signal: *mut c_int,
+    ) -> c_int;
+    pub fn kp_process_pid(p: *const kp_process_t) -> i32;
+    pub fn kp_process_event_count(p: *const kp_process_t) -> usize;
+    pub fn kp_process_event_at(p: *const kp_process_t, index: usize) -> *const kp_event_t;
+    pub fn kp_process_event_scope(p: *const kp_process_t, index: usize) -> c_int;
 
     // event.h
     pub fn kp_event_name(e: *const kp_event_t) -> *const c_char;

@@ -1,4 +1,4 @@
-//! Per-thread CPU performance counters through libkpc's C ABI: Apple Silicon (kperf) and
+//! Per-thread and per-process CPU performance counters through libkpc's C ABI: Apple Silicon (kperf) and
 //! Linux (perf_event).
 //!
 //! ```no_run
@@ -20,6 +20,9 @@
 //! - [`ThreadSampler`]: N events counted on the thread that made it; neither `Send` nor
 //!   `Sync`. [`ThreadSampler::sample`] returns `[u64; N]` running totals and allocates
 //!   nothing.
+//! - [`Process`]: N events counted for a whole process, every thread of it: a command
+//!   ([`Sampler::spawn`], counted from its exec) or a running process ([`Sampler::attach`];
+//!   pid 0 is this one). `Send + Sync`; [`Process::read`] returns `[u64; N]`.
 //! - [`Event`]: what libkpc knows about an event; events are chosen by name.
 //! - [`SamplerError`]: every failure, with a [`Status`] to match on and libkpc's message,
 //!   which names the cause and the fix.
@@ -31,11 +34,13 @@
 mod error;
 mod event;
 pub mod ffi;
+mod process;
 mod sampler;
 mod thread;
 
 pub use error::{Result, SamplerError, Status};
 pub use event::{Event, EventKind};
+pub use process::{Process, ProcessExit, ProcessSample, ProcessScope};
 pub use sampler::{Backend, Sampler, SamplerOptions};
 pub use thread::{FullSample, ThreadSampler};
 

@@ -49,7 +49,7 @@ pub struct SamplerOptions {
 /// `Send + Sync`: every libkpc sampler function may be called from any thread. A
 /// [`ThreadSampler`] keeps the session alive, so the two may be dropped in any order.
 pub struct Sampler {
-    raw: NonNull<ffi::kp_sampler_t>,
+    pub(crate) raw: NonNull<ffi::kp_sampler_t>,
 }
 
 // SAFETY: libkpc's sampler functions are thread-safe (kpc/sampler.h); only
@@ -121,10 +121,7 @@ impl Sampler {
         &self,
         events: [S; N],
     ) -> Result<ThreadSampler<N>> {
-        let names = events
-            .iter()
-            .map(|name| c_string(name.as_ref(), "event name"))
-            .collect::<Result<Vec<CString>>>()?;
+        let names = event_names(&events)?;
         let pointers: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
         let mut raw = ptr::null_mut();
         // SAFETY: `pointers` holds N valid C strings (copied by libkpc) for the call.
@@ -255,7 +252,15 @@ impl std::fmt::Debug for Sampler {
     }
 }
 
-fn c_string(text: &str, what: &str) -> Result<CString> {
+/// The event names as C strings, for a `kp_*_new` call.
+pub(crate) fn event_names<S: AsRef<str>>(events: &[S]) -> Result<Vec<CString>> {
+    events
+        .iter()
+        .map(|name| c_string(name.as_ref(), "event name"))
+        .collect()
+}
+
+pub(crate) fn c_string(text: &str, what: &str) -> Result<CString> {
     CString::new(text).map_err(|_| {
         SamplerError::new(
             Status::InvalidArgument,

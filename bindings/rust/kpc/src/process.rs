@@ -1,0 +1,313 @@
+//! Process: N events counted for a whole process, every thread of it.
+
+use std::ffi::{CString, OsStr};
+use std::os::raw::{c_char, c_int};
+use std::os::unix::ffi::OsStrExt;
+use std::ptr::{self, NonNull};
+
+use crate::error::{check, Result, SamplerError, Status};
+use crate::event::Event;
+use crate::ffi;
+use crate::sampler::{event_names, Sampler};
+
+/// What one event of a [`Process`] covers (`kp_process_scope_t`).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProcessScope {
+    /// Linux: the process, every thread of it, and the threads and processes it creates
+    /// while counted.
+    Tree,
+    /// Apple recount: the process and its threads, not the processes it starts (the
+    /// kernel's own accounting of the process).
+    Process,
+    /// Apple kperf: every CPU of the machine, so everything else that ran meanwhile too.
+    System,
+}
+
+/// How a spawned command ended ([`Process::wait`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProcessExit {
+    /// The exit status (0-255) if the command exited; `None` if a signal killed it.
+    pub code: Option<i32>,
+    /// The signal that killed it; `None` if it exited.
+    pub signal: Option<i32>,
+}
+
+impl ProcessExit {
+    /// Whether the command exited with status 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+/// [`Process::read_full`]: the running totals plus, per event, how complete each is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProcessSample<const N: usize> {
+    /// Running totals, in event order (as [`Process::read`]).
+    pub values: [u64; N],
+    /// Per event: `false` when the kernel multiplexed it, so its value covers only
+    /// `time_running_ns[i]` of `time_enabled_ns[i]`.
+    pub complete: [bool; N],
+    /// Per event: nanoseconds enabled, summed over the threads counted (so it can exceed
+    /// the wall-clock time); 0 when the backend does not measure it (Apple).
+    pub time_enabled_ns: [u64; N],
+    /// Per event: nanoseconds on a counter, summed likewise; 0 likewise.
+    pub time_running_ns: [u64; N],
+}
+
+/// N events counted for a whole process (`kp_process_t`): every thread of it, and on Linux
+/// the threads and processes it starts ([`Process::scope`] says what each event covers).
+///
+/// Made by [`Sampler::spawn`] (a command, counted from its exec) or [`Sampler::attach`]
+/// (a running process; pid 0 is the calling process, every thread of it). It counts from
+/// the moment it is made; [`stop`](Self::stop) pauses and [`start`](Self::start) resumes.
+///
+/// ```no_run
+/// # fn main() -> Result<(), kpc::SamplerError> {
+/// let sampler = kpc::Sampler::new()?;
+/// let make = sampler.spawn(["make", "-j8"], ["task-clock", "page-faults"])?;
+/// let exit = make.wait()?; // ProcessExit { code: Some(0), signal: None }
+/// let [ns, faults] = make.read()?; // totals stay readable after the command ended
+/// println!("{:?}: task-clock {} ns, {} page faults", exit, ns, faults);
+///
+/// let me = sampler.attach(0, ["page-faults"])?; // this process, all its threads
+/// std::thread::scope(|s| { s.spawn(|| { /* work */ }); });
+/// println!("{} page faults", me.read()?[0]);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// **Threads.** Unlike [`crate::ThreadSampler`], a `Process` is not tied to a thread: it is
+/// `Send + Sync`, and its methods take `&self`, so one thread may [`wait`](Self::wait)
+/// while others [`read`](Self::read), stop or start (libkpc serializes them, except that
+/// the wait does not block the others).
+///
+/// Dropping it stops counting and frees the handle; a spawned command that has not been
+/// waited for is killed (SIGKILL) and reaped then, so no process or zombie outlives it. An
+/// attached process keeps running. It keeps its sampler's session alive.
+pub struct Process<const N: usize> {
+    raw: NonNull<ffi::kp_process_t>,
+}
+
+// SAFETY: kpc/process.h: every kp_process_* function may be called from any thread, and
+// calls on one handle take turns on a lock inside it (the wait excepted, which holds
+// none); only kp_process_free must not race, and Drop has exclusive access.
+unsafe impl<const N: usize> Send for Process<N> {}
+unsafe impl<const N: usize> Sync for Process<N> {}
+
+impl Sampler {
+    /// Starts the command `argv` (the program, looked up in PATH, then its arguments) and
+    /// counts `events` in it from its exec on (`kp_process_spawn`). Returns once the
+    /// command runs. Do not reap it yourself; [`Process::wait`] does.
+    ///
+    /// # Errors
+    /// [`Status::InvalidArgument`] (no events or more than 32, an empty `argv`, a name
+    /// listed twice, a NUL byte, or the command cannot be run: the message names the
+    /// program and the exec error, [`SamplerError::os_code`] its errno),
+    /// [`Status::UnknownEvent`], [`Status::Unavailable`], [`Status::PermissionDenied`],
+    /// [`Status::Busy`], [`Status::Unsupported`], [`Status::BadState`] (sampler released),
+    /// [`Status::Kernel`], [`Status::Framework`], [`Status::OutOfMemory`].
+    pub fn spawn<A, I, S, const N: usize>(&self, argv: I, events: [S; N]) -> Result<Process<N>>
+    where
+        I: IntoIterator<Item = A>,
+        A: AsRef<OsStr>,
+        S: AsRef<str>,
+    {
+        let args = argv
+            .into_iter()
+            .map(|a| {
+                CString::new(a.as_ref().as_bytes()).map_err(|_| {
+                    SamplerError::new(
+                        Status::InvalidArgument,
+                        format!("argument {:?} contains a NUL byte: remove it", a.as_ref()),
+                    )
+                })
+            })
+            .collect::<Result<Vec<CString>>>()?;
+        let mut arg_pointers: Vec<*const c_char> = args.iter().map(|a| a.as_ptr()).collect();
+        arg_pointers.push(ptr::null());
+        let names = event_names(&events)?;
+        let pointers: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+        let mut raw = ptr::null_mut();
+        // SAFETY: `pointers` holds N C strings and `arg_pointers` is NULL-terminated; libkpc
+        // copies both during the call.
+        check(unsafe {
+            ffi::kp_process_spawn(
+                &mut raw,
+                self.raw.as_ptr(),
+                pointers.as_ptr(),
+                N,
+                arg_pointers.as_ptr(),
+            )
+        })?;
+        Process::from_raw(raw, "kp_process_spawn")
+    }
+
+    /// Counts `events` in the running process `pid` from now on (`kp_process_attach`); pid
+    /// 0 is the calling process: every thread of it, including threads started later.
+    ///
+    /// # Errors
+    /// [`Status::InvalidArgument`] (no such process: [`SamplerError::os_code`] is ESRCH; a
+    /// negative pid; a bad event list), [`Status::PermissionDenied`] (the message says what
+    /// to change), [`Status::Unsupported`] (Apple's recount backend),
+    /// [`Status::UnknownEvent`], [`Status::Unavailable`], [`Status::Busy`],
+    /// [`Status::BadState`], [`Status::Kernel`] (too many open files: one per thread and
+    /// event), [`Status::Framework`], [`Status::OutOfMemory`].
+    pub fn attach<S: AsRef<str>, const N: usize>(
+        &self,
+        pid: i32,
+        events: [S; N],
+    ) -> Result<Process<N>> {
+        let names = event_names(&events)?;
+        let pointers: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
+        let mut raw = ptr::null_mut();
+        // SAFETY: `pointers` holds N C strings (copied by libkpc) for the call.
+        check(unsafe {
+            ffi::kp_process_attach(&mut raw, self.raw.as_ptr(), pointers.as_ptr(), N, pid)
+        })?;
+        Process::from_raw(raw, "kp_process_attach")
+    }
+}
+
+impl<const N: usize> Process<N> {
+    fn from_raw(raw: *mut ffi::kp_process_t, made_by: &str) -> Result<Self> {
+        match NonNull::new(raw) {
+            Some(raw) => Ok(Process { raw }),
+            None => Err(SamplerError::new(
+                Status::Error,
+                format!("{} returned KP_OK without a handle", made_by),
+            )),
+        }
+    }
+
+    /// Resumes counting after [`stop`](Self::stop). Does nothing if counting.
+    ///
+    /// # Errors
+    /// [`Status::BadState`] (sampler released), [`Status::Unsupported`] (recount cannot
+    /// pause), [`Status::Busy`] (Apple kperf), [`Status::Kernel`].
+    pub fn start(&self) -> Result<()> {
+        // SAFETY: live handle; any thread.
+        check(unsafe { ffi::kp_process_start(self.raw.as_ptr()) })
+    }
+
+    /// Pauses counting in every thread and child of the process; the totals stay readable.
+    /// Does nothing if stopped.
+    ///
+    /// # Errors
+    /// [`Status::Unsupported`] (recount), [`Status::Kernel`].
+    pub fn stop(&self) -> Result<()> {
+        // SAFETY: as start.
+        check(unsafe { ffi::kp_process_stop(self.raw.as_ptr()) })
+    }
+
+    /// Whether counting (made, and not stopped).
+    pub fn is_counting(&self) -> bool {
+        // SAFETY: live handle.
+        unsafe { ffi::kp_process_is_counting(self.raw.as_ptr()) == 1 }
+    }
+
+    /// The running totals, in the order the events were given: while the process runs,
+    /// and after it ends (they then stay as they were at its end).
+    ///
+    /// # Errors
+    /// [`Status::BadState`] (sampler released; recount before [`wait`](Self::wait)),
+    /// [`Status::PermissionDenied`] (recount: another user's process), [`Status::Kernel`].
+    pub fn read(&self) -> Result<[u64; N]> {
+        let mut values = [0u64; N];
+        // SAFETY: live handle; `values` holds N elements.
+        check(unsafe { ffi::kp_process_read(self.raw.as_ptr(), values.as_mut_ptr(), N) })?;
+        Ok(values)
+    }
+
+    /// [`read`](Self::read) plus, per event, whether it was multiplexed and its enabled and
+    /// running times. Errors as `read`.
+    pub fn read_full(&self) -> Result<ProcessSample<N>> {
+        let mut values = [0u64; N];
+        let mut complete = [0u8; N];
+        let (mut enabled, mut running) = ([0u64; N], [0u64; N]);
+        // SAFETY: live handle; every buffer holds N elements.
+        check(unsafe {
+            ffi::kp_process_read_full(
+                self.raw.as_ptr(),
+                values.as_mut_ptr(),
+                complete.as_mut_ptr(),
+                N,
+                enabled.as_mut_ptr(),
+                running.as_mut_ptr(),
+            )
+        })?;
+        Ok(ProcessSample {
+            values,
+            complete: complete.map(|c| c != 0),
+            time_enabled_ns: enabled,
+            time_running_ns: running,
+        })
+    }
+
+    /// Waits for a spawned command to end and reaps it; at once, with the same result, if
+    /// it already has. Counting is left as it is: read the totals afterwards.
+    ///
+    /// # Errors
+    /// [`Status::BadState`] (an attached process, which libkpc did not start; or someone
+    /// else reaped the command), [`Status::Kernel`].
+    pub fn wait(&self) -> Result<ProcessExit> {
+        let (mut code, mut signal): (c_int, c_int) = (-1, 0);
+        // SAFETY: live handle; valid out pointers. The wait holds no lock in libkpc.
+        check(unsafe { ffi::kp_process_wait(self.raw.as_ptr(), &mut code, &mut signal) })?;
+        Ok(ProcessExit {
+            code: if code >= 0 { Some(code) } else { None },
+            signal: if signal != 0 { Some(signal) } else { None },
+        })
+    }
+
+    /// The counted process's id (this process's own for an attach with pid 0).
+    pub fn pid(&self) -> i32 {
+        // SAFETY: live handle.
+        unsafe { ffi::kp_process_pid(self.raw.as_ptr()) }
+    }
+
+    /// What event `index` covers; `None` out of range (or for a scope this crate does not
+    /// know yet).
+    pub fn scope(&self, index: usize) -> Option<ProcessScope> {
+        // SAFETY: live handle; out-of-range indices return -1.
+        match unsafe { ffi::kp_process_event_scope(self.raw.as_ptr(), index) } {
+            ffi::KP_PROCESS_SCOPE_TREE => Some(ProcessScope::Tree),
+            ffi::KP_PROCESS_SCOPE_PROCESS => Some(ProcessScope::Process),
+            ffi::KP_PROCESS_SCOPE_SYSTEM => Some(ProcessScope::System),
+            _ => None,
+        }
+    }
+
+    /// The events, in order (copies).
+    pub fn events(&self) -> Vec<Event> {
+        let p = self.raw.as_ptr();
+        // SAFETY: live handle with N events.
+        (0..N)
+            .map(|i| Event::copy(unsafe { ffi::kp_process_event_at(p, i) }))
+            .collect()
+    }
+
+    /// The raw `kp_process_t`, for calling the C API directly. It stays owned by `self`:
+    /// do not free it.
+    pub fn as_ptr(&self) -> *mut ffi::kp_process_t {
+        self.raw.as_ptr()
+    }
+}
+
+impl<const N: usize> Drop for Process<N> {
+    fn drop(&mut self) {
+        // SAFETY: owned handle, freed once, with no other call in progress (&mut self).
+        unsafe { ffi::kp_process_free(self.raw.as_ptr()) }
+    }
+}
+
+impl<const N: usize> std::fmt::Debug for Process<N> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<String> = self.events().iter().map(|e| e.name.clone()).collect();
+        f.debug_struct("Process")
+            .field("pid", &self.pid())
+            .field("events", &names)
+            .field("counting", &self.is_counting())
+            .finish()
+    }
+}
