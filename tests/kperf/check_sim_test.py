@@ -44,7 +44,22 @@ def verdict(checks, event, name, expected, p):
     return c
 
 
-def told_fake(p, r, checks):
+def linear_after_retries(checks, sim, p):
+    """Linearity passes: the simulator's counts are proportional to thread CPU time, so a
+    failure can only be that time's noise on a loaded machine (the check allows 10 %).
+    Retry up to twice with fresh runs before calling it a failure."""
+    for attempt in range(3):
+        failed = [c for e in ("cycles", "instructions", "branches")
+                  for c in [checks[(e, "linearity")]] if c["verdict"] != "pass"]
+        if not failed:
+            return
+        if attempt < 2:
+            print(f"linearity failed on attempt {attempt + 1} (CPU-time noise?): {failed}; retrying")
+            p, _, checks = kpc_check(**sim)
+    check(False, f"linearity passes for cycles, instructions and branches: {failed}", p)
+
+
+def told_fake(p, r, checks, **sim):
     """The fake counter, told apart from a real one."""
     check(r["schema"] == "kpc-check/1" and r["backend"] == "kperf", "schema and backend", p)
     check(p.returncode == 3, "a failed check exits 3", p)
@@ -56,8 +71,8 @@ def told_fake(p, r, checks):
     verdict(checks, "branches", "exact", "fail", p)
     ghz = verdict(checks, "cycles", "ghz", "pass", p)
     check(abs(ghz["values"]["ghz"] - 3.0) < 0.15, f"implied GHz is the simulator's 3.0: {ghz}", p)
+    linear_after_retries(checks, sim, p)
     for event in ("cycles", "instructions", "branches"):
-        verdict(checks, event, "linearity", "pass", p)
         verdict(checks, event, "nonzero", "pass", p)
     for event in ("task-clock", "page-faults"):
         for (e, name), c in checks.items():
@@ -89,7 +104,7 @@ VARIANTS = {"DB_NAME_API": "short", "ALLOW_LIST": "db", "LAZY_BUFFER": "first-re
             "STRICT_FIRST_READ": 1, "APPLY_CONFIG": "immediate", "READ_KERNEL_INSTRUCTIONS": 0,
             "KPC_MAP": "absolute"}
 for knob, value in VARIANTS.items():
-    told_fake(*kpc_check(**{knob: value}))
+    told_fake(*kpc_check(**{knob: value}), **{knob: value})
 
 p, r, _ = kpc_check(LAZY_BUFFER="first-read", DB_NAME_API="short")
 k = r["environment"]["kperf"]
@@ -98,7 +113,7 @@ check(k["lazy_buffer"]["first_read"] == "EINVAL" and k["lazy_buffer"]["retry"] =
 check(k["db_name"] == "a14" and k["db_api_name"] == "a14",
       f"kpep_db_name returning the short name is reported as such: {k}", p)
 p, r, checks = kpc_check(LAZY_BUFFER="eager")
-told_fake(p, r, checks)
+told_fake(p, r, checks, LAZY_BUFFER="eager")
 check(r["environment"]["kperf"]["lazy_buffer"]["first_read"] == "ok", "eager buffer: first read ok", p)
 p, r, _ = kpc_check(DB="a14-legacy48")
 check(r["environment"]["kperf"]["event_stride"] == 48, "legacy layout: stride 48", p)
