@@ -26,17 +26,24 @@
 // otherwise those calls may fail with ErrWrongThread. Sampler methods, Close and the
 // informational methods may run on any goroutine.
 //
+// # Whole processes
+//
+// A Process counts every thread of a process: Sampler.CountProcess counts this program,
+// every goroutine whichever OS thread runs it (no LockOSThread needed);
+// Sampler.SpawnProcess starts a command and counts it from its exec; Sampler.AttachProcess
+// counts another running process. Its methods may be called from any goroutine.
+//
 // # Errors
 //
 // Failures are *Error values carrying a Status (the C kp_status code), libkpc's detailed
 // message and the OS code. Compare codes with errors.Is (errors.Is(err, kpc.ErrUnavailable)).
 // libkpc keeps the message in OS-thread-local storage, so this package reads it while the
-// goroutine is still locked to the thread of the failing call. Using a closed Sampler or
-// Counters returns an error wrapping ErrClosed; no native call is made.
+// goroutine is still locked to the thread of the failing call. Using a closed Sampler,
+// Counters or Process returns an error wrapping ErrClosed; no native call is made.
 //
 // # Resources
 //
-// Close every Sampler and Counters. Finalizers free forgotten handles but are a safety net,
+// Close every Sampler, Counters and Process. Finalizers free forgotten handles but are a safety net,
 // not the rule. Closing order is free: Counters keep their Sampler's session alive.
 //
 // The package uses cgo and finds libkpc with pkg-config (package kpc). See README.md.

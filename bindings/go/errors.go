@@ -44,9 +44,10 @@ func (s Status) Error() string {
 	return ckpc.Kp_strerror(int(s))
 }
 
-// ErrClosed is returned (wrapped) by every method of a Sampler or Counters that needs the
-// native handle after Close was called: no native call is ever made on a freed handle.
-var ErrClosed = errors.New("kpc: use of a closed Sampler or Counters")
+// ErrClosed is returned (wrapped) by every method of a Sampler, Counters or Process that
+// needs the native handle after Close was called: no native call is ever made on a freed
+// handle.
+var ErrClosed = errors.New("kpc: use of a closed Sampler, Counters or Process")
 
 // Error is a failure reported by libkpc: the status code, the detailed message libkpc
 // recorded for it (naming the cause and, where there is one, the fix), and the OS or

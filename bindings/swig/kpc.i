@@ -29,9 +29,12 @@
 %nodefaultdtor kp_thread;
 %nodefaultctor kp_event;
 %nodefaultdtor kp_event;
+%nodefaultctor kp_process;
+%nodefaultdtor kp_process;
 struct kp_sampler {};
 struct kp_thread {};
 struct kp_event {};
+struct kp_process {};
 
 %rename("%s") "";            /* reset any earlier rename so the allow-list starts clean */
 %ignore "";
@@ -122,10 +125,31 @@ struct kp_event {};
 %rename("%s") kp_thread_event_count;
 %rename("%s") kp_thread_event_at;
 
+/* Process counters (a whole process: every thread of it). */
+%rename("%s") kp_process_scope;
+%rename("%s") kp_process_scope_t;
+%rename("%s") KP_PROCESS_SCOPE_TREE;
+%rename("%s") KP_PROCESS_SCOPE_PROCESS;
+%rename("%s") KP_PROCESS_SCOPE_SYSTEM;
+%rename("%s") kp_process_spawn;
+%rename("%s") kp_process_attach;
+%rename("%s") kp_process_free;
+%rename("%s") kp_process_start;
+%rename("%s") kp_process_stop;
+%rename("%s") kp_process_is_counting;
+%rename("%s") kp_process_read;
+%rename("%s") kp_process_read_full;
+%rename("%s") kp_process_wait;
+%rename("%s") kp_process_pid;
+%rename("%s") kp_process_event_count;
+%rename("%s") kp_process_event_at;
+%rename("%s") kp_process_event_scope;
+
 %include "kpc/version.h"
 %include "kpc/errors.h"
 %include "kpc/event.h"
 %include "kpc/sampler.h"
 %include "kpc/thread.h"
+%include "kpc/process.h"
 
 %rename("%s") "";            /* what the language file adds after this is not filtered */

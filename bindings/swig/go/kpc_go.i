@@ -11,9 +11,12 @@
  * SWIG; the CTest test go_generated_fresh fails when it is stale.
  *
  * Typemaps below turn the C shapes that have no natural SWIG/Go mapping into Go ones:
- *   kp_sampler_t **out, kp_thread_t **out, const kp_event_t **out   -> *Kp_sampler, ...
+ *   kp_sampler_t **out, kp_thread_t **out, kp_process_t **out,
+ *   const kp_event_t **out                                           -> *Kp_sampler, ...
  *   uint32_t *fixed_out, uint32_t *configurable_out                 -> *uint32
  *   const char *const *events, size_t count                         -> []string
+ *   const char *const *argv (kp_process_spawn, NULL-terminated)      -> []string
+ *   int *exit_code, int *term_signal (kp_process_wait)               -> *int32
  *   uint64_t *values, uint8_t *complete (kp_thread_sample[_full])   -> []uint64, []byte
  *   uint64_t *time_enabled_ns, uint64_t *time_running_ns            -> *uint64
  * None of them makes C keep a Go pointer beyond the call.
@@ -53,59 +56,91 @@
 KPGO_OUT_HANDLE(kp_sampler_t, Kp_sampler)
 KPGO_OUT_HANDLE(kp_thread_t, Kp_thread)
 KPGO_OUT_HANDLE(const kp_event_t, Kp_event)
+KPGO_OUT_HANDLE(kp_process_t, Kp_process)
 
 /* ---- kp_sampler_counter_count's uint32_t outputs: *uint32, nil -> NULL ------------------ */
 %typemap(gotype) uint32_t *fixed_out, uint32_t *configurable_out "*uint32"
 %typemap(imtype) uint32_t *fixed_out, uint32_t *configurable_out "*uint32"
 %typemap(in) uint32_t *fixed_out, uint32_t *configurable_out %{ $1 = (uint32_t *)$input; %}
 
-/* ---- kp_thread_new's event names: []string ----------------------------------------------
+/* ---- String lists: event names ([]string) and a command's argv ([]string) -------------
  * A []string cannot cross cgo (its backing array holds Go pointers), so the Go side packs
- * the names into one string, each followed by a NUL byte, and C unpacks that into a malloc'd
- * copy plus an array of pointers, freed after the call. A name containing a NUL byte would
- * split in two: the idiomatic package rejects such names before calling. */
+ * the strings into one string, each followed by a NUL byte (kpgoPack), and C unpacks that
+ * into a malloc'd copy plus a NULL-terminated array of pointers, freed after the call
+ * (kpgo_unpack). A string containing a NUL byte would split in two: the idiomatic package
+ * rejects such strings before calling. */
+%insert(go_wrapper) %{
+// kpgoPack joins strings for C, each followed by a NUL byte (kpc_go.i, kpgo_unpack).
+func kpgoPack(list []string) string {
+	n := 0
+	for _, s := range list {
+		n += len(s) + 1
+	}
+	packed := make([]byte, 0, n)
+	for _, s := range list {
+		packed = append(packed, s...)
+		packed = append(packed, 0)
+	}
+	return string(packed)
+}
+%}
+%{
+/* Unpacks kpgoPack's output (len bytes at packed) into *copy and the NULL-terminated *list
+ * of pointers into it; *count receives the number of strings. Nothing is allocated when
+ * there are none (*copy and *list stay NULL). Returns 0, or -1 when out of memory. */
+static int kpgo_unpack(const char *packed, size_t len, char **copy, const char ***list,
+                       size_t *count) {
+  size_t n = 0, i;
+  for (i = 0; i < len; i++)
+    if (packed[i] == '\0')
+      n++;
+  *count = n;
+  if (n == 0)
+    return 0;
+  *copy = (char *)malloc(len);
+  *list = (const char **)malloc((n + 1) * sizeof(const char *));
+  if (*copy == NULL || *list == NULL) {
+    free(*copy);
+    free((void *)*list);
+    *copy = NULL;
+    *list = NULL;
+    return -1;
+  }
+  memcpy(*copy, packed, len);
+  n = 0;
+  (*list)[n++] = *copy;
+  for (i = 0; i + 1 < len; i++)
+    if ((*copy)[i] == '\0')
+      (*list)[n++] = *copy + i + 1;
+  (*list)[n] = NULL;
+  return 0;
+}
+%}
 %typemap(gotype) (const char *const *events, size_t count) "[]string"
 %typemap(imtype) (const char *const *events, size_t count) "string"
-%typemap(goin) (const char *const *events, size_t count) %{
-	{
-		n := 0
-		for _, s := range $input {
-			n += len(s) + 1
-		}
-		packed := make([]byte, 0, n)
-		for _, s := range $input {
-			packed = append(packed, s...)
-			packed = append(packed, 0)
-		}
-		$result = string(packed)
-	}
-%}
+%typemap(goin) (const char *const *events, size_t count) %{ $result = kpgoPack($input) %}
 %typemap(in) (const char *const *events, size_t count) (char *kpgo_copy = NULL, const char **kpgo_names = NULL) {
-  size_t kpgo_len = (size_t)$input.n, kpgo_count = 0, kpgo_i;
-  for (kpgo_i = 0; kpgo_i < kpgo_len; kpgo_i++)
-    if ($input.p[kpgo_i] == '\0')
-      kpgo_count++;
-  if (kpgo_count > 0) {
-    kpgo_copy = (char *)malloc(kpgo_len);
-    kpgo_names = (const char **)malloc(kpgo_count * sizeof(const char *));
-    if (kpgo_copy == NULL || kpgo_names == NULL) {
-      free(kpgo_copy);
-      free((void *)kpgo_names);
-      _swig_gopanic("kp_thread_new: out of memory copying the event names");
-    }
-    memcpy(kpgo_copy, $input.p, kpgo_len);
-    kpgo_count = 0;
-    kpgo_names[kpgo_count++] = kpgo_copy;
-    for (kpgo_i = 0; kpgo_i + 1 < kpgo_len; kpgo_i++)
-      if (kpgo_copy[kpgo_i] == '\0')
-        kpgo_names[kpgo_count++] = kpgo_copy + kpgo_i + 1;
-  }
+  if (kpgo_unpack($input.p, (size_t)$input.n, &kpgo_copy, &kpgo_names, &$2) != 0)
+    _swig_gopanic("$symname: out of memory copying the event names");
   $1 = ($1_ltype)kpgo_names;
-  $2 = kpgo_count;
 }
 %typemap(freearg) (const char *const *events, size_t count) {
   free(kpgo_copy$argnum);
   free((void *)kpgo_names$argnum);
+}
+/* kp_process_spawn's command: NULL-terminated; an empty []string reaches C as NULL. */
+%typemap(gotype) const char *const *argv "[]string"
+%typemap(imtype) const char *const *argv "string"
+%typemap(goin) const char *const *argv %{ $result = kpgoPack($input) %}
+%typemap(in) const char *const *argv (char *kpgo_copy = NULL, const char **kpgo_list = NULL) {
+  size_t kpgo_count;
+  if (kpgo_unpack($input.p, (size_t)$input.n, &kpgo_copy, &kpgo_list, &kpgo_count) != 0)
+    _swig_gopanic("$symname: out of memory copying the command");
+  $1 = ($1_ltype)kpgo_list;
+}
+%typemap(freearg) const char *const *argv {
+  free(kpgo_copy$argnum);
+  free((void *)kpgo_list$argnum);
 }
 
 /* ---- The sampling buffers of kp_thread_sample and kp_thread_sample_full ------------------
@@ -135,6 +170,16 @@ KPGO_OUT_HANDLE(const kp_event_t, Kp_event)
 %typemap(gotype) uint64_t *time_enabled_ns, uint64_t *time_running_ns "*uint64"
 %typemap(imtype) uint64_t *time_enabled_ns, uint64_t *time_running_ns "*uint64"
 %typemap(in) uint64_t *time_enabled_ns, uint64_t *time_running_ns %{ $1 = (uint64_t *)$input; %}
+
+/* kp_process_wait's results: *int32 (C int), nil -> NULL. */
+%typemap(gotype) int *exit_code, int *term_signal "*int32"
+%typemap(imtype) int *exit_code, int *term_signal "*int32"
+%typemap(in) int *exit_code, int *term_signal %{ $1 = (int *)$input; %}
+
+/* kp_process_read_full has the parameter names of kp_thread_sample_full, but its times are
+ * arrays (one per event), not the single values the typemaps above map: Process.ReadFull
+ * calls it through hand-written cgo (bindings/go/process_cgo.go) instead. */
+%ignore kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
 
 %include "../kpc.i"
 

@@ -6,9 +6,10 @@
  *  - this file makes SWIG generate a package-private "native" layer in org.kpc: the module
  *    class KpcNative (the allow-listed kp_* functions of ../kpc.i as static methods), the
  *    JNI class KpcNativeJNI, and handle classes NativeSampler / NativeCounters / NativeEvent
- *    for kp_sampler_t / kp_thread_t / kp_event_t;
- *  - hand-written public classes in bindings/java/src/org/kpc (Sampler, Counters, Event,
- *    KpcException, ...) own those handles, enforce close() and copy events into values.
+ *    / NativeProcess for kp_sampler_t / kp_thread_t / kp_event_t / kp_process_t;
+ *  - hand-written public classes in bindings/java/src/org/kpc (Sampler, Counters,
+ *    CountedProcess, Event, KpcException, ...) own those handles, enforce close() and copy
+ *    events into values.
  *
  * Error handling: every fallible call below is wrapped by an %exception block that runs in C
  * right after the call, inside the same JNI call and so on the same OS thread. On failure it
@@ -52,6 +53,7 @@
 %rename(NativeSampler) kp_sampler;
 %rename(NativeCounters) kp_thread;
 %rename(NativeEvent) kp_event;
+%rename(NativeProcess) kp_process;
 
 /* uint64_t is Java long, not BigInteger (values are unsigned; see the file comment). */
 %apply long long { uint64_t };
@@ -66,9 +68,15 @@
 %ignore kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
 %ignore kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
 %ignore kp_thread_calibrate(kp_thread_t *t, uint64_t *offsets, size_t count, unsigned int rounds);
+%ignore kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, const char *const *argv);
+%ignore kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, int32_t pid);
+%ignore kp_process_read(kp_process_t *p, uint64_t *values, size_t count);
+%ignore kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
+%ignore kp_process_wait(kp_process_t *p, int *exit_code, int *term_signal);
 /* Freed only by the handle classes' destructors (delete()), so Java code cannot double-free. */
 %ignore kp_sampler_free(kp_sampler_t *s);
 %ignore kp_thread_free(kp_thread_t *t);
+%ignore kp_process_free(kp_process_t *p);
 /* The thread-local last error is read in C by kpj_throw() inside the failing JNI call;
  * Java must not be able to read it with a second call. */
 %ignore kp_error_last_message(void);
@@ -153,6 +161,13 @@ KPJ_CHECK_STATUS(kp_thread::calibrateInto)
 KPJ_CHECK_POINTER(kp_sampler::kp_sampler)
 KPJ_CHECK_POINTER(kp_sampler::find)
 KPJ_CHECK_POINTER(kp_sampler::newCounters)
+KPJ_CHECK_POINTER(kp_sampler::spawnProcess)
+KPJ_CHECK_POINTER(kp_sampler::attachProcess)
+KPJ_CHECK_STATUS(kp_process_start)
+KPJ_CHECK_STATUS(kp_process_stop)
+KPJ_CHECK_STATUS(kp_process::readInto)
+KPJ_CHECK_STATUS(kp_process::readFullInto)
+KPJ_CHECK_STATUS(kp_process::waitInto)
 
 /* ---- Java arrays <-> C buffers --------------------------------------------------------- */
 
@@ -216,7 +231,28 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
     (*jenv)->SetLongArrayRegion(jenv, $input, 0, 2, (const jlong *)$1);
 }
 
-/* String[] of event names -> (const char *const *, size_t), copied for the call. */
+/* int[2] receiving {exit_code, term_signal} of kp_process_wait. */
+%typemap(jni) int *kpj_pair "jintArray"
+%typemap(jtype) int *kpj_pair "int[]"
+%typemap(jstype) int *kpj_pair "int[]"
+%typemap(javain) int *kpj_pair "$javainput"
+%typemap(in) int *kpj_pair (int buf[2]) {
+  if (!$input || (*jenv)->GetArrayLength(jenv, $input) < 2) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "the exit array must hold 2 elements");
+    return $null;
+  }
+  buf[0] = -1;
+  buf[1] = 0;
+  $1 = buf;
+}
+%typemap(argout) int *kpj_pair {
+  if (result >= 0)
+    (*jenv)->SetIntArrayRegion(jenv, $input, 0, 2, (const jint *)$1);
+}
+
+/* String[] of event names -> (const char *const *, size_t), copied for the call. The
+ * array of pointers has one more element, NULL, so it also serves as a NULL-terminated
+ * argv (kp_process_spawn). */
 %typemap(jni) (const char *const *kpj_names, size_t kpj_count) "jobjectArray"
 %typemap(jtype) (const char *const *kpj_names, size_t kpj_count) "String[]"
 %typemap(jstype) (const char *const *kpj_names, size_t kpj_count) "String[]"
@@ -274,6 +310,13 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
   }
 }
 
+/* The same conversions for a command's argv and for kp_process_read_full's per-event times. */
+%apply (const char *const *kpj_names, size_t kpj_count) { (const char *const *kpj_argv, size_t kpj_argc) };
+%apply (uint64_t *kpj_values, size_t kpj_count) {
+  (uint64_t *kpj_enabled, size_t kpj_ecount),
+  (uint64_t *kpj_running, size_t kpj_rcount)
+};
+
 /* ---- The shared allow-list -------------------------------------------------------------- */
 %include "../kpc.i"
 
@@ -285,6 +328,8 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
  * calls after close() with IllegalStateException. */
 
 %newobject kp_sampler::newCounters;
+%newobject kp_sampler::spawnProcess;
+%newobject kp_sampler::attachProcess;
 
 %extend kp_sampler {
   /* Constructor for kp_sampler_t: options are built in C with kp_sampler_options_init, so
@@ -332,6 +377,23 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
     kp_thread_new(&t, $self, kpj_names, kpj_count);
     return t;
   }
+
+  /* kp_process_spawn of the command kpj_argv (NULL-terminated by its typemap); the caller
+   * owns the result. */
+  kp_process_t *spawnProcess(const char *const *kpj_names, size_t kpj_count,
+                             const char *const *kpj_argv, size_t kpj_argc) {
+    kp_process_t *p = NULL;
+    (void)kpj_argc;
+    kp_process_spawn(&p, $self, kpj_names, kpj_count, kpj_argv);
+    return p;
+  }
+
+  /* kp_process_attach (pid 0: this JVM); the caller owns the result. */
+  kp_process_t *attachProcess(const char *const *kpj_names, size_t kpj_count, int pid) {
+    kp_process_t *p = NULL;
+    kp_process_attach(&p, $self, kpj_names, kpj_count, (int32_t)pid);
+    return p;
+  }
 }
 
 %extend kp_thread {
@@ -361,5 +423,37 @@ KPJ_CHECK_POINTER(kp_sampler::newCounters)
   int calibrateInto(uint64_t *kpj_values, size_t kpj_count, unsigned int rounds) {
     int rc = kp_thread_calibrate($self, kpj_values, kpj_count, rounds);
     return rc < 0 ? rc : (int)kp_thread_event_count($self);
+  }
+}
+
+%extend kp_process {
+  /* Destructor: kp_process_free (any thread; kills a spawned command not waited for). */
+  ~kp_process() {
+    kp_process_free($self);
+  }
+
+  /* kp_process_read: the number of values written, or a negative kp_status (thrown). */
+  int readInto(uint64_t *kpj_values, size_t kpj_count) {
+    int rc = kp_process_read($self, kpj_values, kpj_count);
+    return rc < 0 ? rc : (int)kp_process_event_count($self);
+  }
+
+  /* kp_process_read_full into values, complete flags, and per-event enabled and running
+   * times; every array gets the event count's elements (the shortest one bounds the call). */
+  int readFullInto(uint64_t *kpj_values, size_t kpj_count, uint8_t *kpj_complete,
+                   size_t kpj_ccount, uint64_t *kpj_enabled, size_t kpj_ecount,
+                   uint64_t *kpj_running, size_t kpj_rcount) {
+    int rc;
+    size_t n = kpj_count;
+    if (kpj_ccount < n) n = kpj_ccount;
+    if (kpj_ecount < n) n = kpj_ecount;
+    if (kpj_rcount < n) n = kpj_rcount;
+    rc = kp_process_read_full($self, kpj_values, kpj_complete, n, kpj_enabled, kpj_running);
+    return rc < 0 ? rc : (int)kp_process_event_count($self);
+  }
+
+  /* kp_process_wait into {exit_code, term_signal}. Blocks; the JVM runs on meanwhile. */
+  int waitInto(int *kpj_pair) {
+    return kp_process_wait($self, &kpj_pair[0], &kpj_pair[1]);
   }
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__ckpc_9c49710f6f359f1e(const char*);
+  void cgo_panic__ckpc_071dbdebb25245f4(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__ckpc_9c49710f6f359f1e(p);
+  cgo_panic__ckpc_071dbdebb25245f4(p);
 }
 
 
@@ -191,6 +191,38 @@ static void* Swig_malloc(int c) {
 }
 
 
+/* Unpacks kpgoPack's output (len bytes at packed) into *copy and the NULL-terminated *list
+ * of pointers into it; *count receives the number of strings. Nothing is allocated when
+ * there are none (*copy and *list stay NULL). Returns 0, or -1 when out of memory. */
+static int kpgo_unpack(const char *packed, size_t len, char **copy, const char ***list,
+                       size_t *count) {
+  size_t n = 0, i;
+  for (i = 0; i < len; i++)
+    if (packed[i] == '\0')
+      n++;
+  *count = n;
+  if (n == 0)
+    return 0;
+  *copy = (char *)malloc(len);
+  *list = (const char **)malloc((n + 1) * sizeof(const char *));
+  if (*copy == NULL || *list == NULL) {
+    free(*copy);
+    free((void *)*list);
+    *copy = NULL;
+    *list = NULL;
+    return -1;
+  }
+  memcpy(*copy, packed, len);
+  n = 0;
+  (*list)[n++] = *copy;
+  for (i = 0; i + 1 < len; i++)
+    if ((*copy)[i] == '\0')
+      (*list)[n++] = *copy + i + 1;
+  (*list)[n] = NULL;
+  return 0;
+}
+
+
 #include <kpc/kpc.h>
 
 
@@ -219,7 +251,7 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
 extern "C" {
 #endif
 
-void _wrap_Swig_free_ckpc_9c49710f6f359f1e(void *_swig_go_0) {
+void _wrap_Swig_free_ckpc_071dbdebb25245f4(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -229,7 +261,7 @@ void _wrap_Swig_free_ckpc_9c49710f6f359f1e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -242,7 +274,7 @@ void *_wrap_Swig_malloc_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e() {
+intgo _wrap_kp_version_number_ckpc_071dbdebb25245f4() {
   int result;
   intgo _swig_go_result;
   
@@ -253,7 +285,7 @@ intgo _wrap_kp_version_number_ckpc_9c49710f6f359f1e() {
 }
 
 
-_gostring_ _wrap_kp_version_string_ckpc_9c49710f6f359f1e() {
+_gostring_ _wrap_kp_version_string_ckpc_071dbdebb25245f4() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -264,7 +296,7 @@ _gostring_ _wrap_kp_version_string_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_OK_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_OK_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -276,7 +308,7 @@ intgo _wrap_KP_OK_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ERROR_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ERROR_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -288,7 +320,7 @@ intgo _wrap_KP_ERROR_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EINVAL_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EINVAL_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -300,7 +332,7 @@ intgo _wrap_KP_EINVAL_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ENOMEM_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ENOMEM_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -312,7 +344,7 @@ intgo _wrap_KP_ENOMEM_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ELOAD_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ELOAD_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -324,7 +356,7 @@ intgo _wrap_KP_ELOAD_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EPERM_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EPERM_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -336,7 +368,7 @@ intgo _wrap_KP_EPERM_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EBUSY_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EBUSY_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -348,7 +380,7 @@ intgo _wrap_KP_EBUSY_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EUNSUPPORTED_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EUNSUPPORTED_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -360,7 +392,7 @@ intgo _wrap_KP_EUNSUPPORTED_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -372,7 +404,7 @@ intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EUNAVAILABLE_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EUNAVAILABLE_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -384,7 +416,7 @@ intgo _wrap_KP_EUNAVAILABLE_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ECONFLICT_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ECONFLICT_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -396,7 +428,7 @@ intgo _wrap_KP_ECONFLICT_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EWRONG_THREAD_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EWRONG_THREAD_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -408,7 +440,7 @@ intgo _wrap_KP_EWRONG_THREAD_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ESTATE_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ESTATE_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -420,7 +452,7 @@ intgo _wrap_KP_ESTATE_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_ELAYOUT_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_ELAYOUT_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -432,7 +464,7 @@ intgo _wrap_KP_ELAYOUT_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EFRAMEWORK_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EFRAMEWORK_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -444,7 +476,7 @@ intgo _wrap_KP_EFRAMEWORK_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EKERNEL_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EKERNEL_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -456,7 +488,7 @@ intgo _wrap_KP_EKERNEL_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EBUFSIZE_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EBUFSIZE_ckpc_071dbdebb25245f4() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -468,7 +500,7 @@ intgo _wrap_KP_EBUFSIZE_ckpc_9c49710f6f359f1e() {
 }
 
 
-_gostring_ _wrap_kp_strerror_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
+_gostring_ _wrap_kp_strerror_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -481,7 +513,7 @@ _gostring_ _wrap_kp_strerror_ckpc_9c49710f6f359f1e(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_kp_error_last_message_ckpc_9c49710f6f359f1e() {
+_gostring_ _wrap_kp_error_last_message_ckpc_071dbdebb25245f4() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -492,7 +524,7 @@ _gostring_ _wrap_kp_error_last_message_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_kp_error_last_status_ckpc_9c49710f6f359f1e() {
+intgo _wrap_kp_error_last_status_ckpc_071dbdebb25245f4() {
   int result;
   intgo _swig_go_result;
   
@@ -503,7 +535,7 @@ intgo _wrap_kp_error_last_status_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_kp_error_last_os_code_ckpc_9c49710f6f359f1e() {
+intgo _wrap_kp_error_last_os_code_ckpc_071dbdebb25245f4() {
   int result;
   intgo _swig_go_result;
   
@@ -514,13 +546,13 @@ intgo _wrap_kp_error_last_os_code_ckpc_9c49710f6f359f1e() {
 }
 
 
-void _wrap_kp_error_clear_ckpc_9c49710f6f359f1e() {
+void _wrap_kp_error_clear_ckpc_071dbdebb25245f4() {
   kp_error_clear();
   
 }
 
 
-intgo _wrap_KP_EVENT_FIXED_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EVENT_FIXED_ckpc_071dbdebb25245f4() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -532,7 +564,7 @@ intgo _wrap_KP_EVENT_FIXED_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_071dbdebb25245f4() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -544,7 +576,7 @@ intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_EVENT_SOFTWARE_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_EVENT_SOFTWARE_ckpc_071dbdebb25245f4() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -556,7 +588,7 @@ intgo _wrap_KP_EVENT_SOFTWARE_ckpc_9c49710f6f359f1e() {
 }
 
 
-_gostring_ _wrap_kp_event_name_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_name_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -569,7 +601,7 @@ _gostring_ _wrap_kp_event_name_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0
 }
 
 
-_gostring_ _wrap_kp_event_native_name_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_native_name_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -582,7 +614,7 @@ _gostring_ _wrap_kp_event_native_name_ckpc_9c49710f6f359f1e(struct kp_event *_sw
 }
 
 
-_gostring_ _wrap_kp_event_description_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_description_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -595,7 +627,7 @@ _gostring_ _wrap_kp_event_description_ckpc_9c49710f6f359f1e(struct kp_event *_sw
 }
 
 
-intgo _wrap_kp_event_kind_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_kind_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -608,7 +640,7 @@ intgo _wrap_kp_event_kind_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_event_is_generic_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_generic_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -621,7 +653,7 @@ intgo _wrap_kp_event_is_generic_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_
 }
 
 
-intgo _wrap_kp_event_is_available_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_available_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -634,7 +666,7 @@ intgo _wrap_kp_event_is_available_ckpc_9c49710f6f359f1e(struct kp_event *_swig_g
 }
 
 
-_gostring_ _wrap_kp_event_unavailable_reason_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_unavailable_reason_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -647,7 +679,7 @@ _gostring_ _wrap_kp_event_unavailable_reason_ckpc_9c49710f6f359f1e(struct kp_eve
 }
 
 
-_gostring_ _wrap_kp_event_alias_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_alias_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -660,7 +692,7 @@ _gostring_ _wrap_kp_event_alias_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_
 }
 
 
-_gostring_ _wrap_kp_event_errata_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_errata_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -673,7 +705,7 @@ _gostring_ _wrap_kp_event_errata_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go
 }
 
 
-_gostring_ _wrap_kp_event_fallback_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_fallback_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -686,7 +718,7 @@ _gostring_ _wrap_kp_event_fallback_ckpc_9c49710f6f359f1e(struct kp_event *_swig_
 }
 
 
-intgo _wrap_kp_event_counters_mask_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_counters_mask_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -699,7 +731,7 @@ intgo _wrap_kp_event_counters_mask_ckpc_9c49710f6f359f1e(struct kp_event *_swig_
 }
 
 
-long long _wrap_kp_event_selector_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+long long _wrap_kp_event_selector_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -712,7 +744,7 @@ long long _wrap_kp_event_selector_ckpc_9c49710f6f359f1e(struct kp_event *_swig_g
 }
 
 
-intgo _wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_fixed_counter_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -725,7 +757,7 @@ intgo _wrap_kp_event_fixed_counter_ckpc_9c49710f6f359f1e(struct kp_event *_swig_
 }
 
 
-intgo _wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_BACKEND_AUTO_ckpc_071dbdebb25245f4() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -737,7 +769,7 @@ intgo _wrap_KP_BACKEND_AUTO_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_BACKEND_KPERF_ckpc_071dbdebb25245f4() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -749,7 +781,7 @@ intgo _wrap_KP_BACKEND_KPERF_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_071dbdebb25245f4() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -761,7 +793,7 @@ intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_KP_BACKEND_RECOUNT_ckpc_9c49710f6f359f1e() {
+intgo _wrap_KP_BACKEND_RECOUNT_ckpc_071dbdebb25245f4() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -773,7 +805,7 @@ intgo _wrap_KP_BACKEND_RECOUNT_ckpc_9c49710f6f359f1e() {
 }
 
 
-intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
+intgo _wrap_kp_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   kp_sampler_options_t *arg2 = (kp_sampler_options_t *) 0 ;
   int result;
@@ -788,7 +820,7 @@ intgo _wrap_kp_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, stru
 }
 
 
-void _wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+void _wrap_kp_sampler_free_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   
   arg1 = *(kp_sampler_t **)&_swig_go_0; 
@@ -798,7 +830,7 @@ void _wrap_kp_sampler_free_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_release_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -811,7 +843,7 @@ intgo _wrap_kp_sampler_release_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go
 }
 
 
-intgo _wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_backend_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -824,7 +856,7 @@ intgo _wrap_kp_sampler_backend_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -837,7 +869,7 @@ _gostring_ _wrap_kp_sampler_backend_name_ckpc_9c49710f6f359f1e(struct kp_sampler
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_reason_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_reason_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -850,7 +882,7 @@ _gostring_ _wrap_kp_sampler_backend_reason_ckpc_9c49710f6f359f1e(struct kp_sampl
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_id_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -863,7 +895,7 @@ _gostring_ _wrap_kp_sampler_cpu_id_ckpc_9c49710f6f359f1e(struct kp_sampler *_swi
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -876,7 +908,7 @@ _gostring_ _wrap_kp_sampler_cpu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_s
 }
 
 
-_gostring_ _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_pmu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -889,7 +921,7 @@ _gostring_ _wrap_kp_sampler_pmu_name_ckpc_9c49710f6f359f1e(struct kp_sampler *_s
 }
 
 
-intgo _wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
+intgo _wrap_kp_sampler_counter_count_ckpc_071dbdebb25245f4(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
   uint32_t *arg1 = (uint32_t *) 0 ;
   uint32_t *arg2 = (uint32_t *) 0 ;
   kp_sampler_t *arg3 = (kp_sampler_t *) 0 ;
@@ -906,7 +938,7 @@ intgo _wrap_kp_sampler_counter_count_ckpc_9c49710f6f359f1e(int *_swig_go_0, int 
 }
 
 
-intgo _wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_access_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -919,7 +951,7 @@ intgo _wrap_kp_sampler_access_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_
 }
 
 
-long long _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0) {
+long long _wrap_kp_sampler_event_count_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -932,7 +964,7 @@ long long _wrap_kp_sampler_event_count_ckpc_9c49710f6f359f1e(struct kp_sampler *
 }
 
 
-struct kp_event *_wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_sampler_event_at_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -947,7 +979,7 @@ struct kp_event *_wrap_kp_sampler_event_at_ckpc_9c49710f6f359f1e(struct kp_sampl
 }
 
 
-intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_sampler_event_find_ckpc_071dbdebb25245f4(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_event_t **arg1 = (kp_event_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -969,7 +1001,7 @@ intgo _wrap_kp_sampler_event_find_ckpc_9c49710f6f359f1e(kp_event_t **_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_thread_new_ckpc_071dbdebb25245f4(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_thread_t **arg1 = (kp_thread_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -982,27 +1014,9 @@ intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(kp_thread_t **_swig_go_0, struct
   arg1 = (kp_thread_t **)_swig_go_0; 
   arg2 = *(kp_sampler_t **)&_swig_go_1; 
   {
-    size_t kpgo_len = (size_t)_swig_go_2.n, kpgo_count = 0, kpgo_i;
-    for (kpgo_i = 0; kpgo_i < kpgo_len; kpgo_i++)
-    if (_swig_go_2.p[kpgo_i] == '\0')
-    kpgo_count++;
-    if (kpgo_count > 0) {
-      kpgo_copy3 = (char *)malloc(kpgo_len);
-      kpgo_names3 = (const char **)malloc(kpgo_count * sizeof(const char *));
-      if (kpgo_copy3 == NULL || kpgo_names3 == NULL) {
-        free(kpgo_copy3);
-        free((void *)kpgo_names3);
-        _swig_gopanic("kp_thread_new: out of memory copying the event names");
-      }
-      memcpy(kpgo_copy3, _swig_go_2.p, kpgo_len);
-      kpgo_count = 0;
-      kpgo_names3[kpgo_count++] = kpgo_copy3;
-      for (kpgo_i = 0; kpgo_i + 1 < kpgo_len; kpgo_i++)
-      if (kpgo_copy3[kpgo_i] == '\0')
-      kpgo_names3[kpgo_count++] = kpgo_copy3 + kpgo_i + 1;
-    }
+    if (kpgo_unpack(_swig_go_2.p, (size_t)_swig_go_2.n, &kpgo_copy3, &kpgo_names3, &arg4) != 0)
+    _swig_gopanic("kp_thread_new: out of memory copying the event names");
     arg3 = (char **)kpgo_names3;
-    arg4 = kpgo_count;
   }
   
   result = (int)kp_thread_new(arg1,arg2,(char const *const *)arg3,arg4);
@@ -1015,7 +1029,7 @@ intgo _wrap_kp_thread_new_ckpc_9c49710f6f359f1e(kp_thread_t **_swig_go_0, struct
 }
 
 
-void _wrap_kp_thread_free_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
+void _wrap_kp_thread_free_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   
   arg1 = *(kp_thread_t **)&_swig_go_0; 
@@ -1025,7 +1039,7 @@ void _wrap_kp_thread_free_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_start_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1038,7 +1052,7 @@ intgo _wrap_kp_thread_start_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_stop_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1051,7 +1065,7 @@ intgo _wrap_kp_thread_stop_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_thread_sample_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1068,7 +1082,7 @@ intgo _wrap_kp_thread_sample_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
+intgo _wrap_kp_thread_sample_full_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint8_t *arg3 = (uint8_t *) 0 ;
@@ -1091,7 +1105,7 @@ intgo _wrap_kp_thread_sample_full_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_
 }
 
 
-intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_kp_thread_calibrate_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1110,7 +1124,7 @@ intgo _wrap_kp_thread_calibrate_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go
 }
 
 
-intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_is_running_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1123,7 +1137,7 @@ intgo _wrap_kp_thread_is_running_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_g
 }
 
 
-long long _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0) {
+long long _wrap_kp_thread_event_count_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1136,7 +1150,7 @@ long long _wrap_kp_thread_event_count_ckpc_9c49710f6f359f1e(struct kp_thread *_s
 }
 
 
-struct kp_event *_wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(struct kp_thread *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_thread_event_at_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long _swig_go_1) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1151,7 +1165,253 @@ struct kp_event *_wrap_kp_thread_event_at_ckpc_9c49710f6f359f1e(struct kp_thread
 }
 
 
-intgo _wrap_kpgo_sampler_new_ckpc_9c49710f6f359f1e(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_071dbdebb25245f4() {
+  enum kp_process_scope result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_PROCESS_SCOPE_TREE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_071dbdebb25245f4() {
+  enum kp_process_scope result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_PROCESS_SCOPE_PROCESS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_071dbdebb25245f4() {
+  enum kp_process_scope result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_PROCESS_SCOPE_SYSTEM;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_spawn_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+  kp_process_t **arg1 = (kp_process_t **) 0 ;
+  kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
+  char **arg3 = (char **) 0 ;
+  size_t arg4 ;
+  char **arg5 = (char **) 0 ;
+  char *kpgo_copy3 = NULL ;
+  char const **kpgo_names3 = NULL ;
+  char *kpgo_copy5 = NULL ;
+  char const **kpgo_list5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (kp_process_t **)_swig_go_0; 
+  arg2 = *(kp_sampler_t **)&_swig_go_1; 
+  {
+    if (kpgo_unpack(_swig_go_2.p, (size_t)_swig_go_2.n, &kpgo_copy3, &kpgo_names3, &arg4) != 0)
+    _swig_gopanic("kp_process_spawn: out of memory copying the event names");
+    arg3 = (char **)kpgo_names3;
+  }
+  {
+    size_t kpgo_count;
+    if (kpgo_unpack(_swig_go_3.p, (size_t)_swig_go_3.n, &kpgo_copy5, &kpgo_list5, &kpgo_count) != 0)
+    _swig_gopanic("kp_process_spawn: out of memory copying the command");
+    arg5 = (char **)kpgo_list5;
+  }
+  
+  result = (int)kp_process_spawn(arg1,arg2,(char const *const *)arg3,arg4,(char const *const *)arg5);
+  _swig_go_result = result; 
+  {
+    free(kpgo_copy3);
+    free((void *)kpgo_names3);
+  }
+  {
+    free(kpgo_copy5);
+    free((void *)kpgo_list5);
+  }
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_attach_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+  kp_process_t **arg1 = (kp_process_t **) 0 ;
+  kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
+  char **arg3 = (char **) 0 ;
+  size_t arg4 ;
+  int32_t arg5 ;
+  char *kpgo_copy3 = NULL ;
+  char const **kpgo_names3 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (kp_process_t **)_swig_go_0; 
+  arg2 = *(kp_sampler_t **)&_swig_go_1; 
+  {
+    if (kpgo_unpack(_swig_go_2.p, (size_t)_swig_go_2.n, &kpgo_copy3, &kpgo_names3, &arg4) != 0)
+    _swig_gopanic("kp_process_attach: out of memory copying the event names");
+    arg3 = (char **)kpgo_names3;
+  }
+  arg5 = (int32_t)_swig_go_3; 
+  
+  result = (int)kp_process_attach(arg1,arg2,(char const *const *)arg3,arg4,arg5);
+  _swig_go_result = result; 
+  {
+    free(kpgo_copy3);
+    free((void *)kpgo_names3);
+  }
+  return _swig_go_result;
+}
+
+
+void _wrap_kp_process_free_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  kp_process_free(arg1);
+  
+}
+
+
+intgo _wrap_kp_process_start_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  result = (int)kp_process_start(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_stop_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  result = (int)kp_process_stop(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_is_counting_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  result = (int)kp_process_is_counting((struct kp_process const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_read_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  size_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  arg2 = (uint64_t *)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (int)kp_process_read(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_wait_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, int *_swig_go_1, int *_swig_go_2) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  int *arg2 = (int *) 0 ;
+  int *arg3 = (int *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  arg2 = (int *)_swig_go_1; 
+  arg3 = (int *)_swig_go_2; 
+  
+  result = (int)kp_process_wait(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_pid_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  int32_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  result = (int32_t)kp_process_pid((struct kp_process const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_kp_process_event_count_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  
+  result = kp_process_event_count((struct kp_process const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct kp_event *_wrap_kp_process_event_at_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long _swig_go_1) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  size_t arg2 ;
+  kp_event_t *result = 0 ;
+  struct kp_event *_swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (kp_event_t *)kp_process_event_at((struct kp_process const *)arg1,arg2);
+  *(kp_event_t **)&_swig_go_result = (kp_event_t *)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_process_event_scope_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long _swig_go_1) {
+  kp_process_t *arg1 = (kp_process_t *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_process_t **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)kp_process_event_scope((struct kp_process const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kpgo_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;

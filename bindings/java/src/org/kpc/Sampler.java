@@ -235,6 +235,20 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** kp_process_spawn for {@link CountedProcess#spawn}; the caller owns the result. */
+    NativeProcess spawnProcess(String[] names, String[] command) {
+        synchronized (handle) {
+            return open().spawnProcess(names, command);
+        }
+    }
+
+    /** kp_process_attach for {@link CountedProcess#attach}; the caller owns the result. */
+    NativeProcess attachProcess(String[] names, int pid) {
+        synchronized (handle) {
+            return open().attachProcess(names, pid);
+        }
+    }
+
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         synchronized (handle) {

@@ -1,0 +1,27 @@
+package kpc
+
+// Process.ReadFull calls kp_process_read_full through cgo written by hand: its per-event
+// time arrays share their parameter names with kp_thread_sample_full's single values, so
+// the SWIG typemaps of bindings/swig/go/kpc_go.i would give them the wrong shape there, and
+// kpc_go.i leaves the function out of internal/ckpc.
+
+/*
+#cgo pkg-config: kpc
+#include <kpc/process.h>
+#include <stdint.h>
+
+static inline int kpgo_process_read_full(uintptr_t p, uint64_t *values, uint8_t *complete,
+                                         size_t count, uint64_t *enabled, uint64_t *running) {
+	return kp_process_read_full((kp_process_t *)p, values, complete, count, enabled, running);
+}
+*/
+import "C"
+
+// readFull runs kp_process_read_full on handle h into the four slices, which all hold
+// len(values) > 0 elements (Go memory without pointers, which cgo lets C write during the
+// call). Returns libkpc's status.
+func readFull(h uintptr, values []uint64, complete []byte, enabled, running []uint64) int {
+	return int(C.kpgo_process_read_full(C.uintptr_t(h),
+		(*C.uint64_t)(&values[0]), (*C.uint8_t)(&complete[0]), C.size_t(len(values)),
+		(*C.uint64_t)(&enabled[0]), (*C.uint64_t)(&running[0])))
+}
