@@ -45,6 +45,9 @@
  *  - Apple, kperf backend, KP_PROCESS_SCOPE_SYSTEM: kpc cannot attach counters to another
  *    process, so the counts are every CPU's, from the handle's creation: they include
  *    everything else the machine ran meanwhile. Use it on a quiet machine, or use recount.
+ *    Exception: a spawned command's cycles and instructions come from its own totals
+ *    (proc_pid_rusage, KP_PROCESS_SCOPE_PROCESS) where macOS keeps them; such a set is
+ *    read once the command has ended, as on recount.
  *
  * Thread rules: unlike kp_thread_t, a kp_process_t is not tied to a thread. Every
  * function may be called from any thread. Calls on one handle take turns on a lock inside

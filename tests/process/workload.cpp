@@ -9,6 +9,7 @@
 //   ready-then M T N   fault M pages, start T threads, print "ready" and wait for SIGUSR1;
 //                      then each thread faults N pages (for attaching while it runs)
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +73,11 @@ int ready_then(size_t before, int threads, size_t pages) {
 
 int main(int argc, char **argv) {
     if (argc < 2) return usage();
+    // A test that crashes must not leave its commands running: they would hold CTest's
+    // output pipe open, and CTest would wait for them forever.
+    const pid_t parent = getppid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) return 5;  // the parent died before the call
     const std::string mode = argv[1];
     auto arg = [&](int i) { return i < argc ? std::strtol(argv[i], nullptr, 10) : -1; };
     if (mode == "pages" && argc == 3) return arg(2) == 0 || kpc_test::touch_fresh_pages(arg(2)) ? 0 : 3;

@@ -403,6 +403,12 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
                                                   std::move(system_wide), std::move(system));
 }
 
+std::unique_ptr<ProcessCounters> KperfBackend::attach_process(const std::vector<const Event *> &events,
+                                                              int /*pid: kpc counts system-wide*/) {
+    return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
+                                            program(events));
+}
+
 }  // namespace kpc::kperf
 
 namespace kpc {

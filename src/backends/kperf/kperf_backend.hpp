@@ -42,6 +42,9 @@ public:
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
     std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                   int pid) override;
+    // kp_process_attach: every event system-wide (kpc cannot attach to another process).
+    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
+                                                    int pid) override;
     void release() override;
 
     const kp_kperf_api_t &api() const { return frameworks_.api(); }

@@ -15,7 +15,8 @@ namespace kpc::kperf {
 SystemCounters::SystemCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
                                const void *session, const std::atomic<bool> &released,
                                KpcProgram prog)
-    : api_(api), kernel_(std::move(kernel)), prog_(std::move(prog)) {
+    : api_(api), kernel_(std::move(kernel)), session_(session), released_(released),
+      prog_(std::move(prog)), done_(prog_.index.size(), 0) {
     per_cpu_ = api_.kpc_get_counter_count(prog_.classes);
     if (per_cpu_ == 0 || per_cpu_ > KP_KPC_MAX_COUNTERS) {
         int err = errno;
@@ -30,7 +31,11 @@ SystemCounters::SystemCounters(const kp_kperf_api_t &api, std::shared_ptr<Kernel
     size_t ncpu = static_cast<size_t>(std::max({conf, onln, 1L}));
     // One spare block: the kernel writes one block per CPU it knows of.
     buf_.assign((ncpu + 1) * per_cpu_, 0);
-    kernel_->start(api_, this, session, released, prog_);
+    start();
+}
+
+void SystemCounters::start() {
+    kernel_->start(api_, this, session_, released_, prog_);
     if (int err = snapshot(before_)) {
         try {
             kernel_->stop(api_, this);
@@ -39,6 +44,18 @@ SystemCounters::SystemCounters(const kp_kperf_api_t &api, std::shared_ptr<Kernel
         }
         throw_kpc("kpc_get_cpu_counters", err);
     }
+    running_ = true;
+}
+
+void SystemCounters::stop() {
+    if (!running_) return;
+    running_ = false;
+    std::vector<uint64_t> now;
+    int err = kernel_->counting(this) ? snapshot(now) : 0;
+    if (err == 0 && !now.empty())
+        for (size_t i = 0; i < done_.size(); ++i) done_[i] += now[i] - before_[i];
+    kernel_->stop(api_, this);  // false (nothing to do) when the sampler was released
+    if (err != 0) throw_kpc("kpc_get_cpu_counters", err);
 }
 
 SystemCounters::~SystemCounters() {
@@ -62,20 +79,15 @@ int SystemCounters::snapshot(std::vector<uint64_t> &sums) {
 
 std::vector<ProcessCount> SystemCounters::read() {
     std::vector<ProcessCount> out(prog_.index.size());
-    if (!kernel_->counting(this)) {
+    if (running_ && !kernel_->counting(this)) {
         for (ProcessCount &c : out) {
             c.status = KP_ESTATE;
             c.error = "the sampler was released before the counts were read";
         }
         return out;
     }
-    std::vector<uint64_t> after;
-    int err = snapshot(after);
-    try {
-        kernel_->stop(api_, this);
-    } catch (const Error &) {
-        // The counts are still right; the sampler's release switches counting off again.
-    }
+    std::vector<uint64_t> now;
+    int err = running_ ? snapshot(now) : 0;
     if (err != 0) {
         std::string msg;
         int status = kpc_status("kpc_get_cpu_counters", err, &msg);
@@ -87,7 +99,7 @@ std::vector<ProcessCount> SystemCounters::read() {
     }
     for (size_t i = 0; i < out.size(); ++i) {
         out[i].counted = true;
-        out[i].value = after[i] - before_[i];
+        out[i].value = done_[i] + (running_ ? now[i] - before_[i] : 0);
     }
     return out;
 }

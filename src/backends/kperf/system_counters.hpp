@@ -1,7 +1,7 @@
-// `kpc stat` on Apple: kpc cannot attach counters to another process, so this counts
-// system-wide, summing every CPU's counters (kpc_get_cpu_counters) from before the child
-// starts to after it exits. The totals include everything else the machine ran meanwhile
-// (docs/apple.md).
+// `kpc stat` and kp_process_t on Apple: kpc cannot attach counters to another process, so
+// this counts system-wide, summing every CPU's counters (kpc_get_cpu_counters) from its
+// creation on, less the spans it was stopped. The totals include everything else the
+// machine ran meanwhile (docs/apple.md).
 #pragma once
 
 #include <atomic>
@@ -20,8 +20,13 @@ public:
     SystemCounters(const kp_kperf_api_t &api, std::shared_ptr<KernelState> kernel,
                    const void *session, const std::atomic<bool> &released, KpcProgram prog);
     ~SystemCounters() override;
+    // The totals so far; counting goes on (the destructor ends it).
     std::vector<ProcessCount> read() override;
     bool system_wide() const override { return true; }
+    bool reads_while_running() const override { return true; }
+    bool can_pause() const override { return true; }
+    void stop() override;
+    void start() override;
 
 private:
     // Per-event sums over every CPU; returns 0 or the errno.
@@ -29,10 +34,14 @@ private:
 
     const kp_kperf_api_t &api_;
     std::shared_ptr<KernelState> kernel_;
+    const void *session_;
+    const std::atomic<bool> &released_;
     KpcProgram prog_;
     size_t per_cpu_ = 0;  // counters per CPU block
     std::vector<uint64_t> buf_;
-    std::vector<uint64_t> before_;
+    std::vector<uint64_t> before_;  // the snapshot when counting last (re)started
+    std::vector<uint64_t> done_;    // what the spans before the last stop counted
+    bool running_ = false;
 };
 
 }  // namespace kpc::kperf
