@@ -5,6 +5,7 @@ import enum
 import threading
 
 from . import _native
+from ._handle import OwnedHandle
 from .errors import check
 from .event import Event
 
@@ -45,7 +46,7 @@ def _c_strings(texts, terminated=False):
     return (ctypes.c_char_p * (len(texts) + extra))(*(t.encode("utf-8") for t in texts))
 
 
-class Process:
+class Process(OwnedHandle):
     """Events counted for a whole process: every thread of it, and on Linux the threads
     and processes it starts (see :attr:`scopes`).
 
@@ -62,6 +63,7 @@ class Process:
     running, no longer counted.
     """
 
+    _FREE = "kp_process_free"  # stops counting; kills and reaps a command not waited for
     _CLOSED = "this Process is closed"
 
     def __init__(self):
@@ -88,7 +90,7 @@ class Process:
         handle = ctypes.c_void_p()
         check(_native.lib().kp_process_spawn(ctypes.byref(handle), sampler._handle(),
                                              _c_strings(names), len(names), c_argv))
-        return cls._own(handle.value)
+        return cls._wrap(handle.value)
 
     @classmethod
     def attach(cls, sampler, *events, pid=0):
@@ -103,15 +105,15 @@ class Process:
         handle = ctypes.c_void_p()
         check(_native.lib().kp_process_attach(ctypes.byref(handle), sampler._handle(),
                                               _c_strings(names), len(names), int(pid)))
-        return cls._own(handle.value)
+        return cls._wrap(handle.value)
 
     @classmethod
-    def _own(cls, handle):
+    def _wrap(cls, handle):
         lib = _native.lib()
         self = cls.__new__(cls)
-        self._h = handle
+        self._own(handle)
         self._busy = 0  # calls in progress; close() waits for them
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(self._lock)
         n = lib.kp_process_event_count(handle)
         self.events = tuple(Event._copy(lib.kp_process_event_at(handle, i)) for i in range(n))
         self.scopes = tuple(Scope(lib.kp_process_event_scope(handle, i)) for i in range(n))
@@ -192,16 +194,6 @@ class Process:
                 self._cond.wait()
         if h is not None:
             _native.lib().kp_process_free(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):  # a safety net; close() is the API
-        if getattr(self, "_h", None) is not None:
-            self.close()
 
     def __repr__(self):
         if self._h is None:

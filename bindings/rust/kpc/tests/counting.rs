@@ -2,21 +2,8 @@
 //! machine has, and hardware events where the machine allows them.
 mod common;
 
-use common::{skip, touch_fresh_pages};
-use kpc::{Backend, Sampler, Status};
-
-/// The software events exist only on perf_event; under the kperf backend these tests skip.
-fn software_sampler(test: &str) -> Option<Sampler> {
-    let s = Sampler::new().expect("Sampler::new");
-    if s.backend() != Some(Backend::PerfEvent) {
-        skip(
-            test,
-            "page-faults and task-clock are perf_event (Linux) events",
-        );
-        return None;
-    }
-    Some(s)
-}
+use common::{software_sampler, touch_fresh_pages};
+use kpc::{Sampler, Status};
 
 #[test]
 fn counts_the_page_faults_of_fresh_pages() {

@@ -1,23 +1,11 @@
 //! Process: a whole process counted with perf_event's software events (Linux).
 mod common;
 
-use common::{skip, touch_fresh_pages};
-use kpc::{Backend, Process, ProcessExit, ProcessScope, Sampler, Status};
+use common::{skip, software_sampler, touch_fresh_pages};
+use kpc::{Process, ProcessExit, ProcessScope, Status};
 
 /// What `workload touch N` faults besides its N pages (loader, libc): about 60 here.
 const STARTUP_FAULTS: u64 = 400;
-
-fn software_sampler(test: &str) -> Option<Sampler> {
-    let s = Sampler::new().expect("Sampler::new");
-    if s.backend() != Some(Backend::PerfEvent) {
-        skip(
-            test,
-            "page-faults and task-clock are perf_event (Linux) events",
-        );
-        return None;
-    }
-    Some(s)
-}
 
 /// tests/cli's `workload` program (CTest passes its path).
 fn workload(test: &str) -> Option<String> {

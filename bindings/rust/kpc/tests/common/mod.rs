@@ -42,3 +42,17 @@ pub fn is_cannot_count_here(e: &kpc::SamplerError) -> bool {
         Unavailable | Unsupported | PermissionDenied | Busy
     ) && !e.message().is_empty()
 }
+
+/// A sampler for the software events, which exist only on perf_event: under another
+/// backend the calling test records a skip and gets `None`.
+pub fn software_sampler(test: &str) -> Option<kpc::Sampler> {
+    let s = kpc::Sampler::new().expect("Sampler::new");
+    if s.backend() != Some(kpc::Backend::PerfEvent) {
+        skip(
+            test,
+            "page-faults and task-clock are perf_event (Linux) events",
+        );
+        return None;
+    }
+    Some(s)
+}
