@@ -53,23 +53,8 @@ public final class Counters {
     /// Creates the handle on the calling thread (`kp_thread_new`); see
     /// ``Sampler/counters(_:)`` for the errors.
     init(sampler: Sampler, names: [String]) throws {
-        // Copy the names into C strings that outlive the call (kp_thread_new copies them).
-        var cNames: [UnsafePointer<CChar>?] = []
-        cNames.reserveCapacity(names.count)
-        defer {
-            for p in cNames { free(UnsafeMutablePointer(mutating: p)) }
-        }
-        for name in names {
-            guard let copy = strdup(name) else {
-                throw KpcError(status: .outOfMemory, message: "strdup failed for an event name")
-            }
-            cNames.append(UnsafePointer(copy))
-        }
         var handle: OpaquePointer?
-        let rc = cNames.withUnsafeBufferPointer { buf in
-            kp_thread_new(&handle, sampler.raw, buf.baseAddress, buf.count)
-        }
-        try check(rc)
+        try check(withCStringArray(names) { kp_thread_new(&handle, sampler.raw, $0, $1) })
         guard let handle else {
             throw KpcError(status: .error, message: "kp_thread_new returned KP_OK without a handle")
         }

@@ -1,0 +1,209 @@
+import CKpc
+
+/// A set of events counted for a whole process (`kp_process_t`): every thread of it, and on
+/// Linux the threads and processes it starts (``scopes`` says what each event covers).
+///
+/// Make one with ``spawn(_:events:sampler:)`` (a command, counted from its exec) or
+/// ``attach(pid:events:sampler:)`` (a running process; pid 0, the default, is this one:
+/// every thread of it, including threads started later). Counting runs from then on;
+/// ``stop()`` pauses and ``start()`` resumes.
+///
+/// ```swift
+/// let sampler = try Sampler()
+/// let make = try CountedProcess.spawn(["make", "-j8"], events: ["task-clock", "page-faults"],
+///                                     sampler: sampler)
+/// let exit = try make.wait()        // ExitStatus(exitCode: 0, signal: 0)
+/// let totals = try make.read()      // readable after the command ended
+/// ```
+///
+/// **Threads.** Unlike ``Counters``, a `CountedProcess` is not tied to a thread: every
+/// method may be called from any thread (it is `Sendable`), and one thread may ``wait()``
+/// while others ``read()``, ``stop()`` or ``start()``.
+///
+/// **Ownership.** The object owns its `kp_process_t` and frees it in `deinit`; a spawned
+/// command that has not been waited for is killed (SIGKILL) and reaped then, so no process
+/// or zombie outlives it. An attached process keeps running, no longer counted. It keeps its
+/// sampler's session alive.
+public final class CountedProcess: @unchecked Sendable {
+    // @unchecked: kpc/process.h lets every kp_process_* function run on any thread, and
+    // serializes calls on one handle itself; only kp_process_free must not race, and deinit
+    // runs once no reference is left.
+
+    /// What one event covers (`kp_process_scope_t`).
+    public enum Scope: Int32, Sendable {
+        /// Linux: the process, all its threads, and the threads and processes it creates
+        /// while counted.
+        case tree = 0
+        /// Apple recount: the process and its threads, not the processes it starts.
+        case process = 1
+        /// Apple kperf: every CPU of the machine, so everything else that ran meanwhile too.
+        case system = 2
+    }
+
+    /// How a spawned command ended (``wait()``).
+    public struct ExitStatus: Equatable, Sendable, CustomStringConvertible {
+        /// The exit status (0-255) if the command exited; -1 if a signal killed it.
+        public var exitCode: Int32
+        /// The signal that killed it; 0 if it exited.
+        public var signal: Int32
+        /// Whether the command exited with status 0.
+        public var isSuccess: Bool { exitCode == 0 && signal == 0 }
+        /// "exit status N" or "signal N".
+        public var description: String { signal != 0 ? "signal \(signal)" : "exit status \(exitCode)" }
+    }
+
+    /// The result of ``readFull()``; every array is in event order.
+    public struct FullReading: Equatable, Sendable {
+        /// Running totals (as ``read()``).
+        public var values: [UInt64]
+        /// `false` for an event the kernel multiplexed: its value then covers only
+        /// `timeRunningNs[i]` of `timeEnabledNs[i]`.
+        public var complete: [Bool]
+        /// Nanoseconds each event was enabled, summed over the threads it counted (so it can
+        /// exceed the wall-clock time); 0 when the backend does not measure it (Apple).
+        public var timeEnabledNs: [UInt64]
+        /// Nanoseconds each event was on a counter, summed likewise; 0 likewise.
+        public var timeRunningNs: [UInt64]
+    }
+
+    /// The owned C handle.
+    let raw: OpaquePointer
+
+    /// The events, in the order they were given (copies; see ``Event``).
+    public let events: [Event]
+    /// What each event covers, in event order; `nil` for a scope this binding does not
+    /// know yet (a newer libkpc).
+    public let scopes: [Scope?]
+    /// The counted process's id (this process's own for an attach with pid 0).
+    public let pid: Int32
+
+    private init(raw: OpaquePointer) {
+        self.raw = raw
+        let n = kp_process_event_count(raw)
+        events = (0..<n).compactMap { kp_process_event_at(raw, $0).map(Event.init(copying:)) }
+        scopes = (0..<n).map { Scope(rawValue: kp_process_event_scope(raw, $0)) }
+        pid = kp_process_pid(raw)
+    }
+
+    private static func wrap(_ handle: OpaquePointer?, _ function: String) throws -> CountedProcess {
+        guard let handle else {
+            throw KpcError(status: .error, message: "\(function) returned KP_OK without a handle")
+        }
+        return CountedProcess(raw: handle)
+    }
+
+    /// Starts `command` (the program, looked up in PATH, then its arguments) and counts
+    /// `events` in it from its exec on (`kp_process_spawn`). Returns once the command runs;
+    /// it inherits this process's environment, working directory and file descriptors not
+    /// marked close-on-exec. Wait for it with ``wait()``; do not reap it otherwise.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (an empty command, a bad
+    ///   event list, or a command that cannot be run: the message names the program and the
+    ///   exec error, ``KpcError/osCode`` its errno), ``Status/unknownEvent``,
+    ///   ``Status/unavailable``, ``Status/permissionDenied``, ``Status/busy``,
+    ///   ``Status/unsupported``, ``Status/badState`` (sampler released), ``Status/kernel``,
+    ///   ``Status/framework``, ``Status/outOfMemory``.
+    public static func spawn(_ command: [String], events: [String], sampler: Sampler) throws -> CountedProcess {
+        var handle: OpaquePointer?
+        try withCStringArray(events) { names, count in
+            try withCStringArray(command) { argv, argc in
+                // An empty command reaches libkpc as NULL, which it rejects (invalidArgument).
+                try check(kp_process_spawn(&handle, sampler.raw, names, count, argc > 0 ? argv : nil))
+            }
+        }
+        return try wrap(handle, "kp_process_spawn")
+    }
+
+    /// Counts `events` in the running process `pid` from now on (`kp_process_attach`);
+    /// pid 0 is this process.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (no such process:
+    ///   ``KpcError/osCode`` is ESRCH; a negative pid; a bad event list),
+    ///   ``Status/permissionDenied`` (not allowed to count it: the message says what to
+    ///   change), ``Status/unsupported`` (Apple's recount backend), ``Status/unknownEvent``,
+    ///   ``Status/unavailable``, ``Status/busy``, ``Status/badState``, ``Status/kernel``
+    ///   (too many open files: one per thread and event), ``Status/framework``,
+    ///   ``Status/outOfMemory``.
+    public static func attach(pid: Int32 = 0, events: [String], sampler: Sampler) throws -> CountedProcess {
+        var handle: OpaquePointer?
+        try withCStringArray(events) { names, count in
+            try check(kp_process_attach(&handle, sampler.raw, names, count, pid))
+        }
+        return try wrap(handle, "kp_process_attach")
+    }
+
+    deinit {
+        kp_process_free(raw)
+    }
+
+    /// Resumes counting after ``stop()`` (`kp_process_start`). Idempotent.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/badState`` (sampler released),
+    ///   ``Status/unsupported`` (recount cannot pause), ``Status/busy`` (Apple kperf),
+    ///   ``Status/kernel``.
+    public func start() throws {
+        try check(kp_process_start(raw))
+    }
+
+    /// Pauses counting in every thread and child of the process (`kp_process_stop`); the
+    /// totals stay readable. Idempotent.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/unsupported`` (recount), ``Status/kernel``.
+    public func stop() throws {
+        try check(kp_process_stop(raw))
+    }
+
+    /// Whether counting is on (made, and not stopped).
+    public var isCounting: Bool { kp_process_is_counting(raw) != 0 }
+
+    /// The running totals, in event order (`kp_process_read`): while the process runs, and
+    /// after it ends (they then stay as they were at its end).
+    ///
+    /// - Throws: ``KpcError`` with ``Status/badState`` (sampler released; recount before
+    ///   ``wait()``), ``Status/permissionDenied`` (recount: another user's process),
+    ///   ``Status/kernel``.
+    public func read() throws -> [UInt64] {
+        var values = [UInt64](repeating: 0, count: events.count)
+        let rc = values.withUnsafeMutableBufferPointer { kp_process_read(raw, $0.baseAddress, $0.count) }
+        try check(rc)
+        return values
+    }
+
+    /// ``read()`` plus, per event, whether it was multiplexed and its enabled and running
+    /// times (`kp_process_read_full`).
+    ///
+    /// - Throws: as ``read()``.
+    public func readFull() throws -> FullReading {
+        let n = events.count
+        var values = [UInt64](repeating: 0, count: n)
+        var complete = [UInt8](repeating: 0, count: n)
+        var enabled = [UInt64](repeating: 0, count: n)
+        var running = [UInt64](repeating: 0, count: n)
+        let rc = values.withUnsafeMutableBufferPointer { v in
+            complete.withUnsafeMutableBufferPointer { c in
+                enabled.withUnsafeMutableBufferPointer { e in
+                    running.withUnsafeMutableBufferPointer { r in
+                        kp_process_read_full(raw, v.baseAddress, c.baseAddress, n, e.baseAddress, r.baseAddress)
+                    }
+                }
+            }
+        }
+        try check(rc)
+        return FullReading(values: values, complete: complete.map { $0 != 0 },
+                           timeEnabledNs: enabled, timeRunningNs: running)
+    }
+
+    /// Waits for a spawned command to end and reaps it (`kp_process_wait`); once it has,
+    /// returns the same result at once. Counting is left as it is: read the totals
+    /// afterwards. Blocks the calling thread (not a Swift concurrency executor's: call it
+    /// from a `Thread` or a detached task you can afford to block).
+    ///
+    /// - Throws: ``KpcError`` with ``Status/badState`` (an attached process, which libkpc
+    ///   did not start; or someone else reaped the command), ``Status/kernel``.
+    public func wait() throws -> ExitStatus {
+        var code: Int32 = -1
+        var signal: Int32 = 0
+        try check(kp_process_wait(raw, &code, &signal))
+        return ExitStatus(exitCode: code, signal: signal)
+    }
+}
