@@ -113,6 +113,66 @@ typedef enum kp_process_scope {
 KP_API int kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *const *events,
                             size_t count, const char *const *argv);
 
+/** kp_process_options_t::flags: events that cannot be counted are reported per event
+ *  (kp_process_event_status()) instead of failing the whole call. */
+#define KP_PROCESS_PARTIAL 0x1u
+
+/** Current version of kp_process_options_t; pass it to kp_process_options_init(). */
+#define KP_PROCESS_OPTIONS_VERSION 1
+
+/**
+ * Options for kp_process_spawn_ex(). Initialise with kp_process_options_init(), then set
+ * the fields you need. Not retained: read during the call only.
+ */
+typedef struct kp_process_options {
+    unsigned int version; /**< KP_PROCESS_OPTIONS_VERSION. */
+    unsigned int flags;   /**< 0 or KP_PROCESS_PARTIAL. */
+    /** NULL, or one entry per event: its group number (>= 0), or -1 for none. The events
+     *  of one group are scheduled on the PMU together, so they count over the same time
+     *  (Linux: one perf_event group; Apple never multiplexes, so groups change nothing). */
+    const int32_t *groups;
+} kp_process_options_t;
+
+/**
+ * Fill @p opts with defaults (no flags, no groups) for structure version @p version.
+ * @return KP_OK; KP_EINVAL if opts is NULL or version is not one this library knows.
+ * Thread-safe.
+ */
+KP_API int kp_process_options_init(kp_process_options_t *opts, unsigned int version);
+
+/**
+ * kp_process_spawn() with options (NULL: exactly kp_process_spawn()). What differs:
+ *  - KP_PROCESS_PARTIAL: an event that cannot be counted (not on this machine, or the
+ *    backend refused it) does not fail the call; the command runs and the event reads 0
+ *    with complete 0, and kp_process_event_status() says why. The call still fails when
+ *    the backend can count none of them (the same errors as kp_process_spawn()), except
+ *    that when every event is already known to be unavailable here the command runs
+ *    uncounted, so that a tool reporting per event can still run it.
+ *  - groups: as described in kp_process_options_t. A group member on another PMU than its
+ *    group is KP_ECONFLICT (for that event under KP_PROCESS_PARTIAL).
+ * @return as kp_process_spawn(), plus KP_EINVAL for options with an unknown version or
+ *   unknown flags, or a group number below -1.
+ * Thread rules, ownership and cleanup as kp_process_spawn().
+ */
+KP_API int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                               size_t count, const char *const *argv,
+                               const kp_process_options_t *options);
+
+/**
+ * Whether event @p index is counted, as known at the handle's creation or its last
+ * kp_process_read() / kp_process_read_full() (some backends learn of a failure only when
+ * reading). Without KP_PROCESS_PARTIAL every event of a handle is counted.
+ * @param[out] status KP_OK when counted, else the code it failed with (e.g.
+ *   KP_EUNAVAILABLE: this machine cannot count it). Required.
+ * @param[out] reason optional: "" when counted, else why, naming the fix where there is
+ *   one. Borrowed from the handle: valid until the next read or kp_process_free() of it,
+ *   so do not read the handle from another thread while using it.
+ * @return KP_OK; KP_EINVAL (NULL p or status, or @p index out of range). Sets no error
+ *   on success.
+ */
+KP_API int kp_process_event_status(const kp_process_t *p, size_t index, int *status,
+                                   const char **reason);
+
 /**
  * Constructor for kp_process_t: counts @p count events in the running process @p pid, and
  * the threads and processes it creates, from now on (Linux; see the header comment for what

@@ -121,6 +121,16 @@ KP_API const char *kp_sampler_backend_name(const kp_sampler_t *s);
 KP_API const char *kp_sampler_backend_reason(const kp_sampler_t *s);
 
 /**
+ * The environment variables libkpc ignored because this process is privileged (setuid,
+ * setgid, file capabilities; see kp_sampler_options_t), e.g. "KPC_BACKEND, KPC_KPERF_PATH
+ * ignored (setuid process)"; "" when none was ignored. Names only variables read so far
+ * (by kp_sampler_new()).
+ * @return a string owned by libkpc for the calling thread, valid until this thread calls
+ *   it again; never NULL. Thread-safe; sets no error.
+ */
+KP_API const char *kp_ignored_environment(void);
+
+/**
  * Machine-readable CPU / event-database identifier: the kpep database name on Apple
  * ("a14", "as4", ...), "<vendor>-<family>-<model>" on Linux. Owned by the sampler; NULL if
  * s is NULL.

@@ -43,6 +43,17 @@ std::vector<const kpc::Event *> resolve_events(const char *fn, kp_process_t **ou
     return s->session->resolve_set(names);
 }
 
+// argv copied, after the checks kp_process_spawn and kp_process_spawn_ex share.
+std::vector<std::string> command_args(const char *fn, const char *const *argv) {
+    const std::string f = fn;
+    if (!argv) fail(KP_EINVAL, f + ": argv is NULL");
+    std::vector<std::string> args;
+    for (size_t i = 0; argv[i] && i < kMaxArgs; ++i) args.emplace_back(argv[i]);
+    if (args.empty() || args[0].empty())
+        fail(KP_EINVAL, f + ": argv names no program; give {\"program\", ..., NULL}");
+    return args;
+}
+
 }  // namespace
 
 extern "C" {
@@ -52,13 +63,52 @@ int kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *const *eve
     if (out) *out = nullptr;
     return guarded([&] {
         std::vector<const kpc::Event *> set = resolve_events("kp_process_spawn", out, s, events, count);
-        if (!argv) fail(KP_EINVAL, "kp_process_spawn: argv is NULL");
-        std::vector<std::string> args;
-        for (size_t i = 0; argv[i] && i < kMaxArgs; ++i) args.emplace_back(argv[i]);
-        if (args.empty() || args[0].empty())
-            fail(KP_EINVAL, "kp_process_spawn: argv names no program; give {\"program\", ..., NULL}");
+        std::vector<std::string> args = command_args("kp_process_spawn", argv);
         auto p = std::make_unique<kp_process>();
         p->impl = kpc::ProcessCounter::spawn(s->session, std::move(set), args);
+        *out = p.release();
+        return KP_OK;
+    });
+}
+
+int kp_process_options_init(kp_process_options_t *opts, unsigned int version) {
+    return guarded([&] {
+        if (!opts) fail(KP_EINVAL, "kp_process_options_init: opts is NULL");
+        if (version != KP_PROCESS_OPTIONS_VERSION)
+            fail(KP_EINVAL, "kp_process_options_init: version " + std::to_string(version) +
+                                " is not known to this library (it knows " +
+                                std::to_string(KP_PROCESS_OPTIONS_VERSION) + ")");
+        *opts = kp_process_options_t{};
+        opts->version = version;
+        return KP_OK;
+    });
+}
+
+int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                        size_t count, const char *const *argv, const kp_process_options_t *options) {
+    if (!options) return kp_process_spawn(out, s, events, count, argv);
+    if (out) *out = nullptr;
+    return guarded([&] {
+        std::vector<const kpc::Event *> set = resolve_events("kp_process_spawn_ex", out, s, events, count);
+        if (options->version != KP_PROCESS_OPTIONS_VERSION)
+            fail(KP_EINVAL, "kp_process_spawn_ex: options version " + std::to_string(options->version) +
+                                " is not one this library knows; set KP_PROCESS_OPTIONS_VERSION");
+        if (options->flags & ~KP_PROCESS_PARTIAL)
+            fail(KP_EINVAL, "kp_process_spawn_ex: unknown flags " + std::to_string(options->flags) +
+                                "; the only flag is KP_PROCESS_PARTIAL");
+        kpc::SpawnOptions o;
+        o.partial = (options->flags & KP_PROCESS_PARTIAL) != 0;
+        if (options->groups)
+            for (size_t i = 0; i < count; ++i) {
+                if (options->groups[i] < -1)
+                    fail(KP_EINVAL, "kp_process_spawn_ex: groups[" + std::to_string(i) + "] is " +
+                                        std::to_string(options->groups[i]) +
+                                        "; give a group number >= 0, or -1 for none");
+                o.groups.push_back(options->groups[i]);
+            }
+        std::vector<std::string> args = command_args("kp_process_spawn_ex", argv);
+        auto p = std::make_unique<kp_process>();
+        p->impl = kpc::ProcessCounter::spawn(s->session, std::move(set), args, o);
         *out = p.release();
         return KP_OK;
     });
@@ -135,6 +185,17 @@ const kp_event_t *kp_process_event_at(const kp_process_t *p, size_t index) {
 
 int kp_process_event_scope(const kp_process_t *p, size_t index) {
     return p ? p->impl->scope(index) : -1;
+}
+
+int kp_process_event_status(const kp_process_t *p, size_t index, int *status, const char **reason) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_event_status: process is NULL");
+    if (!status) return record_error(KP_EINVAL, "kp_process_event_status: status is NULL");
+    const char *why = nullptr;
+    if (!p->impl->status(index, *status, why))
+        return record_error(KP_EINVAL,
+                            "kp_process_event_status: index is out of range (kp_process_event_count)");
+    if (reason) *reason = why;
+    return KP_OK;
 }
 
 }

@@ -63,6 +63,16 @@ const char *kp_sampler_backend_reason(const kp_sampler_t *s) {
     return s ? s->session->backend().choice_reason().c_str() : nullptr;
 }
 
+const char *kp_ignored_environment(void) {
+    thread_local std::string note;  // per thread, so callers on other threads cannot clobber it
+    try {
+        note = kpc::ignored_environment_note();
+    } catch (...) {  // out of memory: nothing to say rather than an exception across C
+        note.clear();
+    }
+    return note.c_str();
+}
+
 const char *kp_sampler_cpu_id(const kp_sampler_t *s) {
     return s ? s->session->backend().cpu().id.c_str() : nullptr;
 }

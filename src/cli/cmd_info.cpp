@@ -8,7 +8,6 @@
 #include "cli/sampler.hpp"
 #include "cli/stdout_output.hpp"
 #include "cli/text_format.hpp"
-#include "core/environment.hpp"
 
 namespace kpc_cli {
 namespace {
@@ -73,8 +72,8 @@ void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     line("pmu", kp_sampler_pmu_name(s));
     line("counters", format("%u fixed, %u configurable", fixed, configurable));
     line("events", format("%zu (%zu available here)", total, available));
-    // kpc links libkpc's objects, so it can ask the library directly which variables it ignored.
-    std::string ignored = kpc::ignored_environment_note();
+    // The variables libkpc ignored because kpc runs privileged (setuid), if any.
+    std::string ignored = kp_ignored_environment();
     if (!ignored.empty()) line("environment", ignored);
     if (a.status == KP_OK) {
         line("hardware counting", "allowed");
@@ -103,7 +102,7 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     j.field("total", static_cast<uint64_t>(total));
     j.field("available", static_cast<uint64_t>(available));
     j.end_object();
-    std::string ignored = kpc::ignored_environment_note();
+    std::string ignored = kp_ignored_environment();
     j.field("environment_ignored", ignored.empty() ? nullptr : ignored.c_str());  // null: none
     j.key("access");
     j.begin_object();

@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cli/child_process.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
-#include "cli/process_counting.hpp"
+#include "cli/counted_command.hpp"
 #include "cli/run_signals.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stat_csv.hpp"
@@ -108,21 +107,27 @@ void write_report(const std::string &report, const std::string &path) {
 // refuse a whole set for one unavailable event.
 struct Attachable {
     std::vector<bool> countable;  // per requested event
-    std::vector<const kp_event_t *> events;
+    std::vector<std::string> names;  // as given in -e
     std::vector<int> groups;  // per attached event: its {group} in -e, or -1
     bool no_pmu = false;  // kp_sampler_access says the machine has no usable PMU
 };
 
 Attachable attachable(kp_sampler_t *s, const std::vector<const kp_event_t *> &events,
-                      const std::vector<int> &groups) {
+                      const std::vector<std::string> &names, const std::vector<int> &groups) {
     Attachable a;
     a.no_pmu = kp_sampler_access(s) == KP_EUNSUPPORTED;
     kp_error_clear();
     for (size_t i = 0; i < events.size(); ++i) {
         a.countable.push_back(kp_event_is_available(events[i]) != 0);
         if (!a.countable.back()) continue;
-        a.events.push_back(events[i]);
+        a.names.push_back(names[i]);
         a.groups.push_back(groups[i]);
+    }
+    if (a.names.empty()) {
+        // None can be counted here: libkpc still runs the command (KP_PROCESS_PARTIAL) and
+        // each event is reported from the database.
+        a.names = names;
+        a.groups.assign(names.size(), -1);
     }
     return a;
 }
@@ -162,19 +167,10 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
 // One run of the command, folded into `r`.
 void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
               const Attachable &attach, StatResult &r) {
-    ChildProcess child(o.child_argv);
-    ProcessCounting counting(s, attach.events, attach.groups, child.pid());
-    r.system_wide = r.system_wide || counting.system_wide();
-    int exec_errno = child.start();
-    ChildExit exit = child.wait([&counting] { counting.child_exited(); });
-    if (exec_errno != 0)
-        throw CliError("cannot run '" + o.child_argv[0] + "': " + std::strerror(exec_errno),
-                       exec_errno == ENOENT ? kExitNotFound : kExitCannotRun);
-    std::vector<ProcessEventCount> counts = counting.read();
-    if (counts.size() != attach.events.size())
-        throw CliError("the backend returned " + std::to_string(counts.size()) + " counts for " +
-                           std::to_string(attach.events.size()) + " events",
-                       kExitStatFailed);
+    CountedCommand command(s, attach.names, attach.groups, o.child_argv);
+    r.system_wide = r.system_wide || command.system_wide();
+    CommandExit exit = command.wait();
+    std::vector<ProcessEventCount> counts = command.read();
     for (size_t i = 0, k = 0; i < events.size(); ++i)
         add_run(r.events[i], events[i], attach.countable[i] ? counts[k++] : unavailable(events[i]),
                 attach.no_pmu);
@@ -182,7 +178,7 @@ void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_even
     r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
     r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
     r.exit_status = exit.exit_status();
-    r.signal = exit.signal();
+    r.signal = exit.term_signal;
     r.runs_completed += 1;
 }
 
@@ -192,7 +188,7 @@ int run_stat(const Options &o) {
     Sampler sampler(o.backend, kExitStatFailed);
     kp_sampler_t *s = sampler.get();
     std::vector<const kp_event_t *> events = resolve_events(s, o.events);
-    Attachable attach = attachable(s, events, o.event_groups);
+    Attachable attach = attachable(s, events, o.events, o.event_groups);
     StatResult r = start_result(s, o, events);
     {
         RunSignals signals;

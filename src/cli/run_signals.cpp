@@ -13,7 +13,6 @@ constexpr int kCount = 4;
 // installed or the signals are blocked.
 volatile std::sig_atomic_t g_target = -1;   // the command's pid, or -1
 volatile std::sig_atomic_t g_received = 0;  // first forwarded signal kpc got
-bool g_active = false;
 int g_saved_signo[kCount];
 struct sigaction g_saved[kCount];
 
@@ -22,6 +21,10 @@ void forward(int sig) {
     pid_t pid = static_cast<pid_t>(g_target);
     if (pid > 0) kill(pid, sig);
 }
+
+// SIGINT and SIGQUIT: caught and dropped rather than ignored, because libkpc starts the
+// command with kpc's dispositions and an exec resets only caught signals to the default.
+void drop(int) {}
 
 void save_and_set(int slot, int sig, void (*handler)(int)) {
     struct sigaction sa {};
@@ -39,38 +42,21 @@ RunSignals::RunSignals() {
     g_received = 0;
     g_target = -1;
     int slot = 0;
-    for (int sig : kIgnored) save_and_set(slot++, sig, SIG_IGN);
+    for (int sig : kIgnored) save_and_set(slot++, sig, drop);
     for (int sig : kForwarded) save_and_set(slot++, sig, forward);
-    g_active = true;
 }
 
 RunSignals::~RunSignals() {
-    g_active = false;
     for (int i = 0; i < kCount; ++i) sigaction(g_saved_signo[i], &g_saved[i], nullptr);
     g_target = -1;
 }
 
 int RunSignals::received() { return g_received; }
 
-sigset_t block_forwarded_signals() {
-    sigset_t block, old;
-    sigemptyset(&block);
-    for (int sig : kForwarded) sigaddset(&block, sig);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    return old;
-}
-
-void restore_signals_for_exec(const sigset_t &mask) {
-    if (g_active)
-        for (int i = 0; i < kCount; ++i) sigaction(g_saved_signo[i], &g_saved[i], nullptr);
-    sigprocmask(SIG_SETMASK, &mask, nullptr);
-}
-
-void forward_signals_to(pid_t pid, const sigset_t &mask) {
+void forward_signals_to(pid_t pid) {
     g_target = pid;
     // A signal that came before there was a command to pass it to.
     if (pid > 0 && g_received != 0) kill(pid, g_received);
-    sigprocmask(SIG_SETMASK, &mask, nullptr);
 }
 
 void stop_forwarding_signals() { g_target = -1; }

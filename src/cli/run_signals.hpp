@@ -24,14 +24,11 @@ public:
     static int received();
 };
 
-// Used by ChildProcess, so that a signal is never lost or caught by the wrong process
-// between fork and exec (harmless when no RunSignals is alive):
-//   before fork:               old = block_forwarded_signals();
-//   in the child, before exec: restore_signals_for_exec(old);  (async-signal-safe)
-//   in kpc after fork:         forward_signals_to(pid, old);   (pid -1: to nobody)
-sigset_t block_forwarded_signals();
-void restore_signals_for_exec(const sigset_t &mask);
-void forward_signals_to(pid_t pid, const sigset_t &mask);
+// Used by CountedCommand once libkpc has started the command (harmless when no RunSignals
+// is alive): a SIGTERM or SIGHUP that came while it was being started is passed on then.
+// kpc catches every one of these signals, never sets them to SIG_IGN, so the command's exec
+// gives it the default dispositions (except those kpc's parent ignored).
+void forward_signals_to(pid_t pid);
 // Once the command has exited but before it is reaped, so a late signal never reaches a
 // recycled pid.
 void stop_forwarding_signals();

@@ -39,31 +39,63 @@ ProcessCounter::~ProcessCounter() {
     child_.reset();
 }
 
-void ProcessCounter::check_can_count() const {
+void ProcessCounter::check_can_count() {
     if (session_->released()) released();
-    for (const Event *e : events_)
-        if (!e->available)
+    status_.assign(events_.size(), KP_OK);
+    reasons_.assign(events_.size(), std::string());
+    attached_.clear();
+    int next = 0;
+    for (size_t i = 0; i < events_.size(); ++i) {
+        const Event *e = events_[i];
+        if (e->available) {
+            attached_.push_back(next++);
+            continue;
+        }
+        if (!partial_)
             fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
                                       e->unavailable_reason, e->unavailable_os_code);
+        attached_.push_back(-1);  // partial: reported, never attached
+        status_[i] = KP_EUNAVAILABLE;
+        reasons_[i] = e->unavailable_reason;
+    }
 }
 
 void ProcessCounter::finish_setup() {
-    for (size_t i = 0; i < events_.size(); ++i)
-        scopes_.push_back(scope_of(counters_->event_source(i)));
+    for (size_t i = 0; i < events_.size(); ++i) {
+        if (!counters_)
+            scopes_.push_back(KP_PROCESS_SCOPE_TREE);  // partial with nothing countable
+        else if (attached_[i] < 0)
+            scopes_.push_back(scope_of(counters_->source()));
+        else
+            scopes_.push_back(scope_of(counters_->event_source(static_cast<size_t>(attached_[i]))));
+    }
     counting_.store(true, std::memory_order_release);
 }
 
 std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> session,
                                                       std::vector<const Event *> events,
-                                                      const std::vector<std::string> &argv) {
+                                                      const std::vector<std::string> &argv,
+                                                      const SpawnOptions &options) {
     std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), std::move(events)));
+    p->partial_ = options.partial;
     p->check_can_count();
+    std::vector<const Event *> attach;
+    std::vector<int> groups;
+    for (size_t i = 0; i < p->events_.size(); ++i) {
+        if (p->attached_[i] < 0) continue;
+        attach.push_back(p->events_[i]);
+        groups.push_back(options.groups.empty() ? -1 : options.groups[i]);
+    }
     p->child_ = std::make_unique<HeldChild>(argv);
     p->pid_ = p->child_->pid();
-    p->counters_ = p->session_->backend().open_process(p->events_, p->pid_);
-    p->counters_->require_all_events();
+    Backend &backend = p->session_->backend();
+    if (!attach.empty()) {  // empty only when partial: the command still runs
+        p->counters_ = options.groups.empty() ? backend.open_process(attach, p->pid_)
+                                              : backend.open_process_grouped(attach, groups, p->pid_);
+        if (!p->partial_) p->counters_->require_all_events();
+    }
     p->child_->exec();
-    p->counters_->child_execed();
+    if (p->counters_) p->counters_->child_execed();
     p->finish_setup();
     return p;
 }
@@ -89,17 +121,17 @@ void ProcessCounter::start() {
     std::lock_guard<std::mutex> lock(mu_);
     if (session_->released()) released();
     if (counting()) return;
-    if (!counters_->can_pause()) cannot_pause();
-    counters_->start();
+    if (counters_ && !counters_->can_pause()) cannot_pause();
+    if (counters_) counters_->start();
     counting_.store(true, std::memory_order_release);
 }
 
 void ProcessCounter::stop() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!counting()) return;
-    if (!counters_->can_pause()) cannot_pause();
+    if (counters_ && !counters_->can_pause()) cannot_pause();
     counting_.store(false, std::memory_order_release);  // even if the backend fails
-    counters_->stop();
+    if (counters_) counters_->stop();
 }
 
 void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
@@ -110,20 +142,39 @@ void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uin
                               " elements, fewer than the handle's " +
                               std::to_string(events_.size()) + " events (kp_process_event_count)");
     if (session_->released()) released();
-    if (!counters_->reads_while_running() && !exited_)
+    if (counters_ && !counters_->reads_while_running() && !exited_)
         fail(KP_ESTATE, std::string("the ") + session_->backend().name() +
                             " backend reads the process's totals (" + counters_->source() +
                             ") once it has ended: call kp_process_wait first");
-    std::vector<ProcessCount> counts = counters_->read();
-    for (const ProcessCount &c : counts)
-        if (!c.counted) fail(c.status, c.error);
+    std::vector<ProcessCount> counts;
+    if (counters_) counts = counters_->read();
+    if (!partial_)
+        for (const ProcessCount &c : counts)
+            if (!c.counted) fail(c.status, c.error);
     for (size_t i = 0; i < events_.size(); ++i) {
-        if (!counts[i].source.empty()) scopes_[i] = scope_of(counts[i].source);
-        values[i] = counts[i].value;
-        if (complete) complete[i] = counts[i].enabled_ns == counts[i].running_ns ? 1 : 0;
-        if (enabled_ns) enabled_ns[i] = counts[i].enabled_ns;
-        if (running_ns) running_ns[i] = counts[i].running_ns;
+        const ProcessCount *c = attached_[i] < 0 ? nullptr : &counts.at(static_cast<size_t>(attached_[i]));
+        if (c && c->counted) {
+            status_[i] = KP_OK;
+            reasons_[i].clear();
+        } else if (c) {  // partial: reported per event
+            status_[i] = c->status == KP_OK ? KP_EKERNEL : c->status;
+            reasons_[i] = c->error;
+        }
+        bool counted = c && c->counted;
+        if (c && !c->source.empty()) scopes_[i] = scope_of(c->source);
+        values[i] = counted ? c->value : 0;
+        if (complete) complete[i] = counted && c->enabled_ns == c->running_ns ? 1 : 0;
+        if (enabled_ns) enabled_ns[i] = counted ? c->enabled_ns : 0;
+        if (running_ns) running_ns[i] = counted ? c->running_ns : 0;
     }
+}
+
+bool ProcessCounter::status(size_t index, int &code, const char *&reason) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (index >= status_.size()) return false;
+    code = status_[index];
+    reason = reasons_[index].c_str();
+    return true;
 }
 
 ProcessExit ProcessCounter::wait() {
@@ -138,7 +189,7 @@ ProcessExit ProcessCounter::wait() {
     int err = child_->wait_exited();  // unlocked: others may read meanwhile
     std::lock_guard<std::mutex> lock(mu_);
     if (exited_) return exit_;  // another thread waited too and reaped it first
-    if (err == 0) counters_->child_exited();  // before reaping: the zombie still answers
+    if (err == 0 && counters_) counters_->child_exited();  // before reaping: the zombie still answers
     exit_ = child_->reap();
     exited_ = true;
     return exit_;

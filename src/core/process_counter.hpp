@@ -16,13 +16,21 @@
 
 namespace kpc {
 
+// kp_process_spawn_ex's options, checked by the C shim.
+struct SpawnOptions {
+    // Events that cannot be counted are reported per event (status()) instead of failing.
+    bool partial = false;
+    std::vector<int> groups;  // per event: its group number, or -1; empty: no groups
+};
+
 class ProcessCounter {
 public:
     // kp_process_spawn: start `argv` held before its exec, attach, let it exec. Returns
     // once counting has begun in it. Throws kpc::Error; no child is left behind.
     static std::unique_ptr<ProcessCounter> spawn(std::shared_ptr<Session> session,
                                                  std::vector<const Event *> events,
-                                                 const std::vector<std::string> &argv);
+                                                 const std::vector<std::string> &argv,
+                                                 const SpawnOptions &options = {});
     // kp_process_attach: count running process `pid` (> 0) from now on. Throws kpc::Error.
     static std::unique_ptr<ProcessCounter> attach(std::shared_ptr<Session> session,
                                                   std::vector<const Event *> events, int pid);
@@ -45,11 +53,14 @@ public:
     const std::vector<const Event *> &events() const noexcept { return events_; }
     // kp_process_scope_t of event `index`, or -1 when out of range.
     int scope(size_t index) const;
+    // Event `index`'s status as of creation or the last read (KP_OK: counted), and why
+    // not; false when out of range. `reason` stays valid until the next read.
+    bool status(size_t index, int &code, const char *&reason) const;
 
 private:
     ProcessCounter(std::shared_ptr<Session> session, std::vector<const Event *> events);
     // Refuses a released session and events this machine cannot count, as kp_thread_new does.
-    void check_can_count() const;
+    void check_can_count();
     void finish_setup();  // scope, counting state
     [[noreturn]] void cannot_pause() const;
 
@@ -59,6 +70,11 @@ private:
     std::unique_ptr<ProcessCounters> counters_;
     int pid_ = -1;
     std::vector<kp_process_scope_t> scopes_;  // per event; a read may correct them (mu_)
+    // Per event: its index among the attached events, or -1 (partial: not countable here).
+    std::vector<int> attached_;
+    std::vector<int> status_;           // per event: KP_OK or why it is not counted (mu_)
+    std::vector<std::string> reasons_;  // per event, "" when counted (mu_)
+    bool partial_ = false;
     mutable std::mutex mu_;
     std::atomic<bool> counting_{false};
     bool exited_ = false;  // the spawned child was waited for; exit_ holds the result

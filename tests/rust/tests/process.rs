@@ -280,3 +280,158 @@ fn refusals_carry_code_and_cause() {
         sys::kp_sampler_free(s);
     }
 }
+
+/// kp_process_spawn_ex of `argv` with `options`; Err carries the status and the message.
+fn try_spawn_ex(
+    s: *mut sys::kp_sampler_t,
+    events: &[&str],
+    argv: &[&str],
+    options: &sys::kp_process_options_t,
+) -> Result<*mut sys::kp_process_t, (c_int, String)> {
+    let names = c_strings(events);
+    let name_ptrs = pointers(&names);
+    let args = c_strings(argv);
+    let mut arg_ptrs = pointers(&args);
+    arg_ptrs.push(ptr::null());
+    let mut p: *mut sys::kp_process_t = ptr::null_mut();
+    let rc = unsafe {
+        sys::kp_process_spawn_ex(
+            &mut p,
+            s,
+            name_ptrs.as_ptr(),
+            name_ptrs.len(),
+            arg_ptrs.as_ptr(),
+            options,
+        )
+    };
+    if rc == sys::KP_OK {
+        assert!(!p.is_null(), "kp_process_spawn_ex returned KP_OK but no handle");
+        Ok(p)
+    } else {
+        assert!(p.is_null(), "kp_process_spawn_ex failed but left *out non-NULL");
+        Err((rc, last_message()))
+    }
+}
+
+fn options(flags: u32, groups: *const i32) -> sys::kp_process_options_t {
+    let mut o = std::mem::MaybeUninit::<sys::kp_process_options_t>::uninit();
+    expect_ok(
+        unsafe { sys::kp_process_options_init(o.as_mut_ptr(), sys::KP_PROCESS_OPTIONS_VERSION) },
+        "kp_process_options_init",
+    );
+    let mut o = unsafe { o.assume_init() };
+    assert_eq!((o.flags, o.groups), (0, ptr::null()), "defaults: no flags, no groups");
+    o.flags = flags;
+    o.groups = groups;
+    o
+}
+
+/// (status, reason) of event `index`.
+fn event_status(p: *mut sys::kp_process_t, index: usize) -> (c_int, String) {
+    let mut status: c_int = 12345;
+    let mut reason: *const c_char = ptr::null();
+    expect_ok(
+        unsafe { sys::kp_process_event_status(p, index, &mut status, &mut reason) },
+        "kp_process_event_status",
+    );
+    assert!(!reason.is_null(), "reason NULL for event {}", index);
+    let reason = unsafe { std::ffi::CStr::from_ptr(reason) }
+        .to_string_lossy()
+        .into_owned();
+    (status, reason)
+}
+
+#[test]
+fn spawn_ex_partial_reports_each_event() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let test = "spawn_ex_partial_reports_each_event";
+    // cycles is counted where there is a PMU and reported, not fatal, where there is none.
+    let events = ["task-clock", "cycles", "page-faults"];
+    let groups: [i32; 3] = [0, -1, 0]; // task-clock and page-faults as one group
+    let opts = options(sys::KP_PROCESS_PARTIAL, groups.as_ptr());
+    let p = match try_spawn_ex(s, &events, &["sh", "-c", "exit 4"], &opts) {
+        Ok(p) => p,
+        Err((rc, msg)) if rc == sys::KP_EPERM => {
+            skip(test, &format!("the OS does not allow counting here: {}", msg));
+            return unsafe { sys::kp_sampler_free(s) };
+        }
+        Err((rc, msg)) => panic!("kp_process_spawn_ex failed with {}: {}", status_name(rc), msg),
+    };
+    assert_eq!(wait(p), (4, 0));
+    let mut values = [7u64; 3];
+    let mut complete = [9u8; 3];
+    expect_ok(
+        unsafe {
+            sys::kp_process_read_full(
+                p,
+                values.as_mut_ptr(),
+                complete.as_mut_ptr(),
+                3,
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
+        },
+        "kp_process_read_full (partial)",
+    );
+    for i in [0usize, 2] {
+        assert_eq!(event_status(p, i), (sys::KP_OK, String::new()), "{}", events[i]);
+        assert!(values[i] > 0, "{} counted 0", events[i]);
+    }
+    let (status, reason) = event_status(p, 1);
+    eprintln!("cycles: {} {} ({})", values[1], status_name(status), reason);
+    if status == sys::KP_OK {
+        assert!(values[1] > 0 && reason.is_empty());
+    } else {
+        assert!(!reason.is_empty(), "an uncounted event says why");
+        assert_eq!((values[1], complete[1]), (0, 0));
+    }
+    let mut st: c_int = 0;
+    unsafe {
+        expect_status(
+            sys::kp_process_event_status(p, 3, &mut st, ptr::null_mut()),
+            sys::KP_EINVAL,
+            "kp_process_event_status(index out of range)",
+        );
+        expect_status(
+            sys::kp_process_event_status(p, 0, ptr::null_mut(), ptr::null_mut()),
+            sys::KP_EINVAL,
+            "kp_process_event_status(status NULL)",
+        );
+        expect_status(
+            sys::kp_process_event_status(ptr::null(), 0, &mut st, ptr::null_mut()),
+            sys::KP_EINVAL,
+            "kp_process_event_status(NULL)",
+        );
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
+
+#[test]
+fn spawn_ex_refuses_bad_options() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let argv = ["true"];
+    let mut bad = options(0, ptr::null());
+    bad.version = 99;
+    let mut o = std::mem::MaybeUninit::<sys::kp_process_options_t>::uninit();
+    expect_status(
+        unsafe { sys::kp_process_options_init(o.as_mut_ptr(), 99) },
+        sys::KP_EINVAL,
+        "kp_process_options_init(99)",
+    );
+    let err = try_spawn_ex(s, &["task-clock"], &argv, &bad).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "{}", err.1);
+    assert!(err.1.contains("KP_PROCESS_OPTIONS_VERSION"), "{}", err.1);
+    let err = try_spawn_ex(s, &["task-clock"], &argv, &options(0x80, ptr::null())).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "{}", err.1);
+    let groups: [i32; 1] = [-2];
+    let err = try_spawn_ex(s, &["task-clock"], &argv, &options(0, groups.as_ptr())).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "{}", err.1);
+    assert!(err.1.contains("groups[0]"), "{}", err.1);
+    // Not privileged: nothing ignored.
+    let note = unsafe { std::ffi::CStr::from_ptr(sys::kp_ignored_environment()) };
+    assert_eq!(note.to_str().unwrap(), "");
+    unsafe { sys::kp_sampler_free(s) };
+}

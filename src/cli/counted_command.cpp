@@ -1,0 +1,129 @@
+#include "cli/counted_command.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cli/cli_error.hpp"
+#include "cli/run_signals.hpp"
+
+namespace kpc_cli {
+namespace {
+
+double now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+timeval minus(const timeval &a, const timeval &b) {
+    timeval r;
+    r.tv_sec = a.tv_sec - b.tv_sec;
+    r.tv_usec = a.tv_usec - b.tv_usec;
+    if (r.tv_usec < 0) {
+        r.tv_usec += 1000000;
+        r.tv_sec -= 1;
+    }
+    return r;
+}
+
+}  // namespace
+
+const char *scope_source(int scope) {
+    switch (scope) {
+        case KP_PROCESS_SCOPE_SYSTEM: return "system";
+        case KP_PROCESS_SCOPE_PROCESS: return "proc_pid_rusage";
+        default: return "process";
+    }
+}
+
+CountedCommand::CountedCommand(kp_sampler_t *sampler, const std::vector<std::string> &events,
+                               const std::vector<int> &groups, const std::vector<std::string> &argv) {
+    std::vector<const char *> names, args;
+    for (const std::string &e : events) names.push_back(e.c_str());
+    for (const std::string &a : argv) args.push_back(a.c_str());
+    args.push_back(nullptr);
+    std::vector<int32_t> group_numbers(groups.begin(), groups.end());
+    kp_process_options_t opts;
+    kp_process_options_init(&opts, KP_PROCESS_OPTIONS_VERSION);
+    opts.flags = KP_PROCESS_PARTIAL;  // report per event, as perf stat does
+    opts.groups = group_numbers.data();
+    int rc = kp_process_spawn_ex(&process_, sampler, names.data(), names.size(), args.data(), &opts);
+    if (rc == KP_OK) {
+        start_ns_ = now_ns();
+        forward_signals_to(static_cast<pid_t>(kp_process_pid(process_)));
+        return;
+    }
+    int os = kp_error_last_os_code();
+    std::string message = last_kp_error(rc);
+    // The exec failed: exit as a shell does (127: not found, 126: cannot be executed).
+    if ((rc == KP_EINVAL || rc == KP_ENOMEM) && os != 0 && message.rfind("cannot run '", 0) == 0)
+        throw CliError(message, os == ENOENT ? kExitNotFound : kExitCannotRun);
+    throw CliError("cannot count the command: " + message, kExitStatFailed, rc);
+}
+
+CountedCommand::~CountedCommand() {
+    stop_forwarding_signals();  // the pid is about to be reaped
+    kp_process_free(process_);
+}
+
+CommandExit CountedCommand::wait() {
+    CommandExit ex;
+    // Wait for the exit without reaping, so that a signal kpc passes on meanwhile can only
+    // reach this command (a zombie still holds its pid); then stop passing them on and let
+    // libkpc read its totals and reap it.
+    pid_t pid = static_cast<pid_t>(kp_process_pid(process_));
+    siginfo_t info;
+    int w;
+    do {
+        w = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
+    } while (w < 0 && errno == EINTR);
+    stop_forwarding_signals();
+    ex.elapsed_ns = now_ns() - start_ns_;
+    // kp_process_wait reaps the command in this process, so the children's usage grows by
+    // exactly the command's (kpc has no other child).
+    rusage before{}, after{};
+    getrusage(RUSAGE_CHILDREN, &before);
+    int rc = kp_process_wait(process_, &ex.exit_code, &ex.term_signal);
+    if (rc != KP_OK)
+        throw CliError("waiting for the command failed: " + last_kp_error(rc), kExitStatFailed, rc);
+    getrusage(RUSAGE_CHILDREN, &after);
+    ex.usage.ru_utime = minus(after.ru_utime, before.ru_utime);
+    ex.usage.ru_stime = minus(after.ru_stime, before.ru_stime);
+    return ex;
+}
+
+std::vector<ProcessEventCount> CountedCommand::read() {
+    size_t n = kp_process_event_count(process_);
+    std::vector<uint64_t> values(n), enabled(n), running(n);
+    std::vector<uint8_t> complete(n);
+    int rc = kp_process_read_full(process_, values.data(), complete.data(), n, enabled.data(),
+                                  running.data());
+    if (rc != KP_OK)
+        throw CliError("cannot read the counters: " + last_kp_error(rc), kExitStatFailed, rc);
+    std::vector<ProcessEventCount> counts(n);
+    for (size_t i = 0; i < n; ++i) {
+        ProcessEventCount &c = counts[i];
+        const char *reason = nullptr;
+        if (kp_process_event_status(process_, i, &c.status, &reason) != KP_OK)
+            throw CliError(last_kp_error(KP_EINVAL), kExitStatFailed);
+        c.counted = c.status == KP_OK;
+        if (reason) c.error = reason;
+        c.value = values[i];
+        c.enabled_ns = enabled[i];
+        c.running_ns = running[i];
+        c.source = scope_source(kp_process_event_scope(process_, i));
+    }
+    return counts;
+}
+
+bool CountedCommand::system_wide() const {
+    for (size_t i = 0, n = kp_process_event_count(process_); i < n; ++i)
+        if (kp_process_event_scope(process_, i) == KP_PROCESS_SCOPE_SYSTEM) return true;
+    return false;
+}
+
+}  // namespace kpc_cli
