@@ -18,14 +18,28 @@
 // the benchmark function returns. Not counted: setup before Open (b.ResetTimer does not
 // reset the counters, so call Open after the setup); other goroutines, including those
 // the benchmark starts and the goroutines of b.RunParallel, which run on other threads;
-// the Go runtime's own threads (the garbage collector's background workers, for one).
-// There is no process-wide counting in libkpc yet, so a parallel benchmark cannot be
-// counted as a whole. Counted although not the benchmark's: testing's bookkeeping between
-// the function's return and the cleanups (b.StopTimer reads the memory statistics, some
-// 10-20 µs of task-clock per run here) and half of each of the two samples; b.N divides
-// them, so they vanish at the default -benchtime but show with -benchtime 1x.
+// the Go runtime's own threads (the garbage collector's background workers, for one);
+// OpenProcess, below, counts those. Counted although not the benchmark's: testing's
+// bookkeeping between the function's return and the cleanups (b.StopTimer reads the memory
+// statistics, some 10-20 µs of task-clock per run here) and half of each of the two
+// samples; b.N divides them, so they vanish at the default -benchtime but show with
+// -benchtime 1x.
 // OpenWith(b, Options{SubtractOverhead: true}, ...) subtracts the samples' share
 // (Counters.Calibrate) before dividing.
+//
+// OpenProcess(b, events...) counts the whole process instead (kpc.Sampler.CountProcess):
+// every goroutine, on whichever OS thread it runs, including threads created meanwhile, so
+// it suits b.RunParallel and benchmarks that start goroutines. It resets the timer and
+// reports "<event>/op" as Open does, and setup before it is not counted (its first read is
+// the baseline). It locks no thread and has no options. The price: it also counts
+// everything else the process does meanwhile, the Go runtime's garbage collector and
+// scheduler and any other goroutine still running (one left behind by an earlier test,
+// say), so read its figures as an upper bound on the benchmark's own work. On Linux each
+// thread of the process costs a file descriptor per event, and a thread the runtime creates
+// while the counters are being attached may be missed (libkpc's limit, as for perf stat
+// -p). On Apple's kperf backend a process count covers every CPU of the machine
+// (kpc.ScopeSystem; OpenProcess logs that); the recount backend cannot count a running
+// process, so there every event is logged as unsupported and skipped.
 //
 // An event that cannot be counted here (unknown, or no hardware PMU, as in most virtual
 // machines) is logged with libkpc's reason (b.Logf) and skipped: the benchmark still runs
@@ -108,15 +122,26 @@ func processSampler() (*kpc.Sampler, error) {
 	return sampler, samplerErr
 }
 
-func open(b bench, n func() int, opts Options, events []string) {
+// samplerFor returns the process's Sampler for the entry point fn (Open, OpenProcess), or
+// logs why nothing will be counted and returns nil.
+func samplerFor(b bench, fn string, events []string) *kpc.Sampler {
 	b.Helper()
 	if len(events) == 0 {
-		logOnce(b, "kpcbench.Open: no events given, nothing counted; name some, e.g. kpcbench.Open(b, \"task-clock\")")
-		return
+		logOnce(b, "kpcbench.%s: no events given, nothing counted; name some, e.g. kpcbench.%s(b, \"task-clock\")", fn, fn)
+		return nil
 	}
 	s, err := processSampler()
 	if err != nil {
 		logOnce(b, "kpcbench: counting nothing, libkpc could not start: %v", err)
+		return nil
+	}
+	return s
+}
+
+func open(b bench, n func() int, opts Options, events []string) {
+	b.Helper()
+	s := samplerFor(b, "Open", events)
+	if s == nil {
 		return
 	}
 	runtime.LockOSThread()
@@ -132,6 +157,7 @@ func open(b bench, n func() int, opts Options, events []string) {
 	}
 	var offsets []uint64
 	if opts.SubtractOverhead {
+		var err error
 		if offsets, err = c.Calibrate(0); err != nil {
 			logOnce(b, "kpcbench: counting nothing, kpc.Counters.Calibrate failed: %v", err)
 			return
@@ -184,14 +210,23 @@ func perOp(before, after, offsets []uint64, ops int) []float64 {
 // in the order of the Counters' values.
 func newCounters(b bench, s *kpc.Sampler, events []string) (*kpc.Counters, []string) {
 	b.Helper()
-	c, err := s.NewCounters(events...)
+	return openCountable(b, events, s.NewCounters)
+}
+
+// openCountable opens the events with newSet, dropping (and logging) those that cannot be
+// counted here. It returns the zero T when none is left; names are the events counted, in
+// the order of the set's values.
+func openCountable[T interface{ Close() error }](b bench, events []string,
+	newSet func(...string) (T, error)) (set T, names []string) {
+	b.Helper()
+	set, err := newSet(events...)
 	if err == nil {
-		return c, events
+		return set, events
 	}
 	// Find out which events fail on their own; log those and retry with the rest.
 	var ok []string
 	for _, e := range events {
-		one, err := s.NewCounters(e)
+		one, err := newSet(e)
 		if err != nil {
 			logOnce(b, "kpcbench: not counting %q: %v", e, err)
 			continue
@@ -200,18 +235,18 @@ func newCounters(b bench, s *kpc.Sampler, events []string) (*kpc.Counters, []str
 		ok = append(ok, e)
 	}
 	if len(ok) == 0 {
-		return nil, nil
+		return set, nil
 	}
-	c, err = s.NewCounters(ok...)
+	set, err = newSet(ok...)
 	if err != nil {
 		what := "together"
 		if errors.Is(err, kpc.ErrConflict) {
 			what = "together (too many for the hardware counters: count fewer at a time)"
 		}
 		logOnce(b, "kpcbench: counting nothing, events %q cannot be counted %s: %v", ok, what, err)
-		return nil, nil
+		return set, nil
 	}
-	return c, ok
+	return set, ok
 }
 
 // unit is the metric name of an event: "<event>/op", whitespace replaced by '_' (which

@@ -21,6 +21,7 @@ type fakeBench struct {
 	cleanups []func()
 	metrics  map[string]float64
 	resets   int
+	onReset  func() // work ResetTimer does, if any
 }
 
 func newFake(t *testing.T) *fakeBench {
@@ -29,7 +30,12 @@ func newFake(t *testing.T) *fakeBench {
 
 func (f *fakeBench) Helper()      {}
 func (f *fakeBench) Name() string { return f.t.Name() }
-func (f *fakeBench) ResetTimer()  { f.resets++ }
+func (f *fakeBench) ResetTimer() {
+	f.resets++
+	if f.onReset != nil {
+		f.onReset()
+	}
+}
 func (f *fakeBench) Logf(format string, args ...any) {
 	f.logs = append(f.logs, fmt.Sprintf(format, args...))
 }
@@ -85,18 +91,25 @@ func TestOpenReportsPerOp(t *testing.T) {
 			touchPages(b, pages)
 		}
 	})
+	checkPageFaults(t, r, pages)
+	if ns := r.Extra["task-clock/op"]; ns <= 0 || ns > float64(r.T.Nanoseconds())/float64(r.N)*1.5 {
+		t.Errorf("task-clock/op = %.0f ns, want > 0 and about the %d ns/op the benchmark took",
+			ns, r.NsPerOp())
+	}
+	t.Logf("N=%d: %v", r.N, r.Extra)
+}
+
+// checkPageFaults checks that the benchmark r ran and reported exactly page-faults/op and
+// task-clock/op, page-faults/op within 20 % of pages.
+func checkPageFaults(t *testing.T, r testing.BenchmarkResult, pages int) {
+	t.Helper()
 	if r.N < 1 {
 		t.Fatalf("the benchmark did not run (N = %d); see its log", r.N)
 	}
 	if len(r.Extra) != 2 {
 		t.Errorf("metrics %v, want exactly page-faults/op and task-clock/op", r.Extra)
 	}
-	inRange(t, "page-faults/op", r.Extra["page-faults/op"], pages)
-	if ns := r.Extra["task-clock/op"]; ns <= 0 || ns > float64(r.T.Nanoseconds())/float64(r.N)*1.5 {
-		t.Errorf("task-clock/op = %.0f ns, want > 0 and about the %d ns/op the benchmark took",
-			ns, r.NsPerOp())
-	}
-	t.Logf("N=%d: %v", r.N, r.Extra)
+	inRange(t, "page-faults/op", r.Extra["page-faults/op"], float64(pages))
 }
 
 func TestOpenDividesByN(t *testing.T) {
@@ -120,6 +133,16 @@ func TestOpenSetupNotCounted(t *testing.T) {
 }
 
 func TestOpenSkipsUnavailable(t *testing.T) {
+	checkSkipsUnavailable(t, func(f *fakeBench, events []string) {
+		open(f, func() int { return 1 }, Options{}, events)
+	})
+}
+
+// checkSkipsUnavailable has start (open or openProcess) count an unknown event, cycles and
+// task-clock, and checks that the unknown event and an unavailable cycles are logged with
+// libkpc's reason and skipped while task-clock is reported.
+func checkSkipsUnavailable(t *testing.T, start func(f *fakeBench, events []string)) {
+	t.Helper()
 	s, err := processSampler()
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +152,7 @@ func TestOpenSkipsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFake(t)
-	open(f, func() int { return 1 }, Options{}, []string{"no-such-event", "cycles", "task-clock"})
+	start(f, []string{"no-such-event", "cycles", "task-clock"})
 	f.finish()
 	if !f.logged(`not counting "no-such-event": `) || !f.logged(kpc.ErrUnknownEvent.Error()) {
 		t.Errorf("the unknown event is not logged with a reason: %q", f.logs)
