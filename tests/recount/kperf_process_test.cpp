@@ -115,6 +115,10 @@ TEST_F(KperfOwnTotals, FixedEventsFromTheChildsTotalsOthersSystemWide) {
     EXPECT_EQ(counts_[0].source, "proc_pid_rusage");
     EXPECT_EQ(counts_[1].source, "system");
     EXPECT_EQ(counts_[2].source, "proc_pid_rusage");
+    // Each event's source is known before any read (kp_process_event_scope reports it).
+    EXPECT_STREQ(counters_->event_source(0), "proc_pid_rusage");
+    EXPECT_STREQ(counters_->event_source(1), "system");
+    EXPECT_STREQ(counters_->event_source(2), "proc_pid_rusage");
     expect_cycles_track_child_cpu(counts_[0].value);
     EXPECT_EQ(counts_[2].value, 2 * counts_[0].value);  // one record: exactly IPC 2
     EXPECT_GT(counts_[1].value, 0u);
@@ -153,4 +157,21 @@ TEST_F(KperfOwnTotals, KernelWithoutCountsFallsBackToSystemWide) {
     ASSERT_TRUE(counts_[0].counted) << counts_[0].error;
     EXPECT_NE(counts_[0].source, "proc_pid_rusage");
     EXPECT_GT(counts_[0].value, 0u);
+}
+
+// The same through the public process API: a spawned command's scopes are right from the
+// start, not only after kp_process_wait's read.
+TEST_F(KperfOwnTotals, ProcessScopesBeforeTheFirstRead) {
+    ASSERT_EQ(kp_sampler_new(&s_, nullptr), KP_OK) << kp_error_last_message();
+    const char *names[] = {"cycles", "branches"};
+    const char *argv[] = {"true", nullptr};
+    kp_process_t *p = nullptr;
+    ASSERT_EQ(kp_process_spawn(&p, s_, names, 2, argv), KP_OK) << kp_error_last_message();
+    EXPECT_EQ(kp_process_event_scope(p, 0), KP_PROCESS_SCOPE_PROCESS);
+    EXPECT_EQ(kp_process_event_scope(p, 1), KP_PROCESS_SCOPE_SYSTEM);
+    int code = -1, sig = -1;
+    EXPECT_EQ(kp_process_wait(p, &code, &sig), KP_OK) << kp_error_last_message();
+    EXPECT_EQ(code, 0);
+    EXPECT_EQ(kp_process_event_scope(p, 0), KP_PROCESS_SCOPE_PROCESS);
+    kp_process_free(p);
 }

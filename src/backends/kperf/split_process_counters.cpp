@@ -12,6 +12,13 @@ SplitProcessCounters::SplitProcessCounters(std::unique_ptr<recount::LibSystem> l
     : lib_(std::move(lib)), rusage_(std::move(rusage)), own_(std::move(own)),
       system_(std::move(system_wide)), system_at_(std::move(system)) {}
 
+// Known from creation, so kp_process_event_scope is right before the first read.
+const char *SplitProcessCounters::event_source(size_t index) const {
+    for (size_t own : own_)
+        if (own == index) return rusage_->source();
+    return system_ ? system_->source() : rusage_->source();
+}
+
 std::vector<ProcessCount> SplitProcessCounters::read() {
     std::vector<ProcessCount> out(own_.size() + system_at_.size());
     std::vector<ProcessCount> own = rusage_->read();

@@ -28,6 +28,7 @@ public:
     std::vector<ProcessCount> read() override;
     bool system_wide() const override { return system_ != nullptr; }
     const char *source() const override { return system_ ? "system" : rusage_->source(); }
+    const char *event_source(size_t index) const override;
 
 private:
     std::unique_ptr<recount::LibSystem> lib_;  // declared first: outlives rusage_
