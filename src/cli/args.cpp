@@ -187,6 +187,33 @@ void add_event_list(const std::string &list, std::vector<std::string> &names,
     if (!closed) end_name();
 }
 
+void parse_pids(const std::string &list, std::vector<int> &pids, const std::string &topic) {
+    size_t start = 0;
+    while (start <= list.size()) {
+        size_t comma = list.find(',', start);
+        std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        char *end = nullptr;
+        errno = 0;
+        long v = item.empty() ? 0 : std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno != 0 || v <= 0 || v > 0x7fffffff)
+            throw UsageError("-p needs process ids (positive numbers, comma-separated), not '" + item + "'",
+                             topic);
+        pids.push_back(static_cast<int>(v));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+}
+
+int parse_interval(const std::string &text, const std::string &topic) {
+    char *end = nullptr;
+    errno = 0;
+    long v = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
+    // perf's own floor: shorter intervals cost more than they show.
+    if (text.empty() || *end != '\0' || errno != 0 || v < 10 || v > 86400000)
+        throw UsageError("-I needs milliseconds between 10 and 86400000, not '" + text + "'", topic);
+    return static_cast<int>(v);
+}
+
 const std::vector<std::string> &default_stat_events() {
     static const std::vector<std::string> events = {
         "task-clock", "context-switches", "cpu-migrations", "page-faults",
@@ -257,6 +284,10 @@ Options parse_args(int argc, const char *const *argv) {
         } else if (is_stat && c.take_valued("-o", "--output", value, topic)) {
             if (value.empty()) throw UsageError("-o needs a file name", topic);
             o.output_path = value;
+        } else if (is_stat && c.take_valued("-p", "--pid", value, topic)) {
+            parse_pids(value, o.pids, topic);
+        } else if (is_stat && c.take_valued("-I", "--interval-print", value, topic)) {
+            o.interval_ms = parse_interval(value, topic);
         } else if (is_stat && c.take_valued("-x", "--field-separator", value, topic)) {
             o.csv_separator = parse_separator(value, topic);
         } else if (is_diff && c.take_valued("", "--fail-above", value, topic)) {
@@ -281,8 +312,14 @@ Options parse_args(int argc, const char *const *argv) {
     }
     if (is_stat) {
         while (!c.done()) o.child_argv.push_back(c.next());
-        if (o.child_argv.empty())
-            throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls", topic);
+        if (!o.pids.empty() && !o.child_argv.empty())
+            throw UsageError("-p counts running processes; give -p or a command, not both", topic);
+        if (o.interval_ms && o.repeat != 1)
+            throw UsageError("-I prints one run's intervals; it cannot be combined with -r", topic);
+        if (!o.pids.empty() && o.repeat != 1)
+            throw UsageError("-r repeats a command; it cannot repeat -p (a process runs once)", topic);
+        if (o.child_argv.empty() && o.pids.empty())
+            throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls, or -p PID", topic);
         if (o.events.empty()) {
             o.events = default_stat_events();
             o.event_groups.assign(o.events.size(), -1);

@@ -24,6 +24,8 @@ struct Options {
     std::string output_path;               // stat -o; empty = stderr
     std::optional<std::string> csv_separator;  // stat -x SEP: CSV report (never with json)
     std::vector<std::string> child_argv;   // stat: the command to run
+    std::vector<int> pids;                 // stat -p: running processes to count instead
+    int interval_ms = 0;                   // stat -I: print the counts every this often; 0 = no
     bool quick = false;                    // check --quick
     std::vector<std::string> diff_files;   // diff: BASE.json NEW.json
     // diff --fail-above [EVENT=]PCT, in the order given; "" = every event.
@@ -40,6 +42,11 @@ void add_event_list(const std::string &list, std::vector<std::string> &names,
 
 // Parse argv. Throws UsageError (see cli_error.hpp) on anything it does not understand.
 Options parse_args(int argc, const char *const *argv);
+
+// Append the ids of a -p value ("12,34") to `pids`. Throws UsageError.
+void parse_pids(const std::string &list, std::vector<int> &pids, const std::string &topic);
+// The milliseconds of a -I value (10 to a day). Throws UsageError.
+int parse_interval(const std::string &text, const std::string &topic);
 
 // The events `kpc stat` counts when -e is not given (the same set perf stat shows).
 const std::vector<std::string> &default_stat_events();

@@ -4,16 +4,21 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/attached_processes.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/counted_command.hpp"
+#include "cli/process_watch.hpp"
 #include "cli/run_signals.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stat_csv.hpp"
+#include "cli/stat_interval.hpp"
 #include "cli/stat_report.hpp"
 #include "cli/stat_result.hpp"
 
@@ -156,6 +161,7 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     r.cpu_name = kp_sampler_cpu_name(s);
     r.pmu = kp_sampler_pmu_name(s);
     r.command = o.child_argv;
+    r.pids = o.pids;
     r.runs_requested = o.repeat;
     for (size_t i = 0; i < events.size(); ++i) {
         r.events.push_back(describe(o.events[i], events[i]));
@@ -164,16 +170,72 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     return r;
 }
 
+// One run's counts (of the attached events), folded into `r`.
+void add_counts(StatResult &r, const std::vector<const kp_event_t *> &events,
+                const Attachable &attach, const std::vector<ProcessEventCount> &counts) {
+    for (size_t i = 0, k = 0; i < events.size(); ++i)
+        add_run(r.events[i], events[i], attach.countable[i] ? counts[k++] : unavailable(events[i]),
+                attach.no_pmu);
+}
+
+// Wait for `watch`'s processes to end, printing an interval every -I milliseconds with
+// `read`'s totals. Signals end the wait only when `stop_on_signal` (-p); returns whether
+// one did. A backend that has the totals only at the end (recount) prints no intervals.
+template <class Read>
+bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Options &o, Read read,
+                     bool stop_on_signal) {
+    double next = now_ns() + o.interval_ms * 1e6;
+    for (;;) {
+        int timeout = -1;
+        if (printer) timeout = std::max(0, static_cast<int>((next - now_ns()) / 1e6));
+        ProcessWatch::Result res = watch.wait(timeout);
+        if (res == ProcessWatch::Result::ended) return false;
+        if (res == ProcessWatch::Result::timeout && printer) {
+            try {
+                printer->tick(read(), now_ns());
+            } catch (const CliError &e) {
+                if (e.kp_status() != KP_ESTATE) throw;
+                std::fprintf(stderr, "kpc: -I: no interval counts: %s\n", e.what());
+                printer = nullptr;
+            }
+            next += o.interval_ms * 1e6;
+            continue;
+        }
+        if (stop_on_signal && (RunSignals::interrupted() || RunSignals::received())) return true;
+    }
+}
+
+// -p: count the running processes until they have all ended, or kpc is interrupted
+// (Ctrl-C, SIGTERM, SIGHUP: the processes are not kpc's, so nothing is passed on to them).
+void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
+                  const Attachable &attach, StatResult &r) {
+    AttachedProcesses processes(s, attach.names, o.pids);
+    r.system_wide = r.system_wide || processes.system_wide();
+    double start = now_ns();
+    ProcessWatch watch(processes.pids());
+    std::optional<IntervalPrinter> printer;
+    if (o.interval_ms) printer.emplace(r, attach.countable, o, start);
+    r.interrupted = watch_intervals(watch, printer ? &*printer : nullptr, o,
+                                    [&processes] { return processes.read(); }, true);
+    if (printer) r.interval_text = printer->buffered();
+    r.elapsed_ns.push_back(now_ns() - start);
+    add_counts(r, events, attach, processes.read());
+    r.runs_completed = 1;
+}
+
 // One run of the command, folded into `r`.
 void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
               const Attachable &attach, StatResult &r) {
     CountedCommand command(s, attach.names, attach.groups, o.child_argv);
     r.system_wide = r.system_wide || command.system_wide();
+    if (o.interval_ms) {
+        ProcessWatch watch({command.pid()});
+        IntervalPrinter printer(r, attach.countable, o, now_ns());
+        watch_intervals(watch, &printer, o, [&command] { return command.read(); }, false);
+        r.interval_text = printer.buffered();
+    }
     CommandExit exit = command.wait();
-    std::vector<ProcessEventCount> counts = command.read();
-    for (size_t i = 0, k = 0; i < events.size(); ++i)
-        add_run(r.events[i], events[i], attach.countable[i] ? counts[k++] : unavailable(events[i]),
-                attach.no_pmu);
+    add_counts(r, events, attach, command.read());
     r.elapsed_ns.push_back(exit.elapsed_ns);
     r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
     r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
@@ -192,7 +254,8 @@ int run_stat(const Options &o) {
     StatResult r = start_result(s, o, events);
     {
         RunSignals signals;
-        for (int run = 0; run < o.repeat && !RunSignals::received(); ++run) {
+        if (!o.pids.empty()) run_attached(s, o, events, attach, r);
+        for (int run = 0; o.pids.empty() && run < o.repeat && !RunSignals::received(); ++run) {
             run_once(s, o, events, attach, r);
             // Ctrl-C ends the series, as the user asked, but still reports what ran.
             if (r.signal == SIGINT || r.signal == SIGQUIT) {
@@ -211,7 +274,7 @@ int run_stat(const Options &o) {
     std::string report = o.json            ? stat_report_json(r)
                          : o.csv_separator ? stat_report_csv(r, *o.csv_separator)
                                            : stat_report_text(r);
-    write_report(report, o.output_path);
+    write_report(r.interval_text + report, o.output_path);
     return r.exit_status;
 }
 

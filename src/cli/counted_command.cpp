@@ -2,22 +2,16 @@
 
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "cli/cli_error.hpp"
+#include "cli/process_watch.hpp"
 #include "cli/run_signals.hpp"
 
 namespace kpc_cli {
 namespace {
-
-double now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
 
 timeval minus(const timeval &a, const timeval &b) {
     timeval r;
@@ -96,11 +90,11 @@ CommandExit CountedCommand::wait() {
     return ex;
 }
 
-std::vector<ProcessEventCount> CountedCommand::read() {
-    size_t n = kp_process_event_count(process_);
+std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
+    size_t n = kp_process_event_count(p);
     std::vector<uint64_t> values(n), enabled(n), running(n);
     std::vector<uint8_t> complete(n);
-    int rc = kp_process_read_full(process_, values.data(), complete.data(), n, enabled.data(),
+    int rc = kp_process_read_full(p, values.data(), complete.data(), n, enabled.data(),
                                   running.data());
     if (rc != KP_OK)
         throw CliError("cannot read the counters: " + last_kp_error(rc), kExitStatFailed, rc);
@@ -108,22 +102,26 @@ std::vector<ProcessEventCount> CountedCommand::read() {
     for (size_t i = 0; i < n; ++i) {
         ProcessEventCount &c = counts[i];
         const char *reason = nullptr;
-        if (kp_process_event_status(process_, i, &c.status, &reason) != KP_OK)
+        if (kp_process_event_status(p, i, &c.status, &reason) != KP_OK)
             throw CliError(last_kp_error(KP_EINVAL), kExitStatFailed);
         c.counted = c.status == KP_OK;
         if (reason) c.error = reason;
         c.value = values[i];
         c.enabled_ns = enabled[i];
         c.running_ns = running[i];
-        c.source = scope_source(kp_process_event_scope(process_, i));
+        c.source = scope_source(kp_process_event_scope(p, i));
     }
     return counts;
 }
 
-bool CountedCommand::system_wide() const {
-    for (size_t i = 0, n = kp_process_event_count(process_); i < n; ++i)
-        if (kp_process_event_scope(process_, i) == KP_PROCESS_SCOPE_SYSTEM) return true;
+std::vector<ProcessEventCount> CountedCommand::read() { return read_counts(process_); }
+
+bool counts_system_wide(const kp_process_t *p) {
+    for (size_t i = 0, n = kp_process_event_count(p); i < n; ++i)
+        if (kp_process_event_scope(p, i) == KP_PROCESS_SCOPE_SYSTEM) return true;
     return false;
 }
+
+bool CountedCommand::system_wide() const { return counts_system_wide(process_); }
 
 }  // namespace kpc_cli

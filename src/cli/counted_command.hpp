@@ -51,11 +51,20 @@ public:
     std::vector<ProcessEventCount> read();
     // True when some count covers every CPU, not only the command (Apple kperf).
     bool system_wide() const;
+    pid_t pid() const { return static_cast<pid_t>(kp_process_pid(process_)); }
+    kp_process_t *handle() const { return process_; }
 
 private:
     kp_process_t *process_ = nullptr;
     double start_ns_ = 0;
 };
+
+// Every event's count in `p` (kp_process_read_full, kp_process_event_status and
+// kp_process_event_scope). Throws CliError.
+std::vector<ProcessEventCount> read_counts(kp_process_t *p);
+
+// True when some event of `p` covers every CPU (KP_PROCESS_SCOPE_SYSTEM).
+bool counts_system_wide(const kp_process_t *p);
 
 // The JSON `source` of a kp_process_scope_t.
 const char *scope_source(int scope);

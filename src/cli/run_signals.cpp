@@ -24,7 +24,12 @@ void forward(int sig) {
 
 // SIGINT and SIGQUIT: caught and dropped rather than ignored, because libkpc starts the
 // command with kpc's dispositions and an exec resets only caught signals to the default.
-void drop(int) {}
+// Recorded for kpc stat -p, where Ctrl-C ends the counting (there is no command to stop).
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void drop(int sig) {
+    if (g_interrupted == 0) g_interrupted = sig;
+}
 
 void save_and_set(int slot, int sig, void (*handler)(int)) {
     struct sigaction sa {};
@@ -40,6 +45,7 @@ void save_and_set(int slot, int sig, void (*handler)(int)) {
 
 RunSignals::RunSignals() {
     g_received = 0;
+    g_interrupted = 0;
     g_target = -1;
     int slot = 0;
     for (int sig : kIgnored) save_and_set(slot++, sig, drop);
@@ -52,6 +58,8 @@ RunSignals::~RunSignals() {
 }
 
 int RunSignals::received() { return g_received; }
+
+int RunSignals::interrupted() { return g_interrupted; }
 
 void forward_signals_to(pid_t pid) {
     g_target = pid;

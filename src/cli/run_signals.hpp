@@ -22,6 +22,8 @@ public:
 
     // The first SIGTERM or SIGHUP kpc received meanwhile, or 0.
     static int received();
+    // The first SIGINT or SIGQUIT kpc received meanwhile, or 0.
+    static int interrupted();
 };
 
 // Used by CountedCommand once libkpc has started the command (harmless when no RunSignals

@@ -58,4 +58,15 @@ std::string stat_report_csv(const StatResult &r, const std::string &separator) {
     return out;
 }
 
+std::string stat_interval_csv(const StatResult &interval, double time_s, const std::string &separator) {
+    const MetricInputs in = metric_inputs(interval);
+    std::string out;
+    for (const EventOutcome &e : interval.events) {
+        std::vector<std::string> f = event_fields(e, in, false);
+        f.insert(f.begin(), format("%.9f", time_s));
+        out += join_words(f, separator.c_str()) + "\n";
+    }
+    return out;
+}
+
 }  // namespace kpc_cli

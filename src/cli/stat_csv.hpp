@@ -10,5 +10,7 @@
 namespace kpc_cli {
 
 std::string stat_report_csv(const StatResult &r, const std::string &separator);
+// kpc stat -I -x SEP: one interval, each line led by the time in seconds (perf's order).
+std::string stat_interval_csv(const StatResult &interval, double time_s, const std::string &separator);
 
 }  // namespace kpc_cli

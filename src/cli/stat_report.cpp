@@ -192,9 +192,27 @@ double rate_in_unit(double v, const char **prefix) {
     return v;
 }
 
+std::string stat_interval_text(const StatResult &interval, double time_s) {
+    MetricInputs in = metric_inputs(interval);
+    std::string out;
+    for (const EventOutcome &e : interval.events)
+        out += format("%14.9f ", time_s) + event_line(e, in, 1) + "\n";
+    return out;
+}
+
+// "'make -j8'" for a command, "process id '12,34'" for -p (perf's words).
+std::string counted_what(const StatResult &r) {
+    if (r.command.empty() && !r.pids.empty()) {
+        std::string ids;
+        for (int pid : r.pids) ids += (ids.empty() ? "" : ",") + std::to_string(pid);
+        return "process id '" + ids + "'";
+    }
+    return "'" + join_words(r.command) + "'";
+}
+
 std::string stat_report_text(const StatResult &r) {
     MetricInputs in = metric_inputs(r);
-    std::string out = "\n Performance counter stats for '" + join_words(r.command) + "'";
+    std::string out = "\n Performance counter stats for " + counted_what(r);
     if (r.runs_completed < r.runs_requested)
         out += format(" (%d of %d runs, interrupted)", r.runs_completed, r.runs_requested);
     else if (r.interrupted)
@@ -208,6 +226,8 @@ std::string stat_report_text(const StatResult &r) {
     if (r.runs_completed > 1) {
         out += format("%18.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", elapsed.mean / 1e9,
                       elapsed.stddev / 1e9, elapsed.stddev_pct);
+    } else if (r.user_ns.empty()) {  // -p: no rusage for a process kpc did not reap
+        out += format("%18.9f seconds time elapsed\n", elapsed.mean / 1e9);
     } else {
         out += format("%18.9f seconds time elapsed\n\n", elapsed.mean / 1e9);
         out += format("%18.9f seconds user\n", summarize(r.user_ns).mean / 1e9);
@@ -215,7 +235,10 @@ std::string stat_report_text(const StatResult &r) {
     }
     if (r.signal) out += format("\n '%s' was killed by signal %d (%s)\n", r.command[0].c_str(), r.signal,
                                 strsignal(r.signal));
-    if (r.received_signal)
+    if (r.received_signal && !r.pids.empty())
+        out += format("\n kpc received signal %d (%s) and stopped counting; the processes run on\n",
+                      r.received_signal, strsignal(r.received_signal));
+    else if (r.received_signal)
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
     if (r.system_wide)
@@ -248,6 +271,10 @@ std::string stat_report_json(const StatResult &r) {
     j.begin_array();
     for (const std::string &w : r.command) j.value(w);
     j.end_array();
+    j.key("pids");
+    j.begin_array();
+    for (int pid : r.pids) j.value(static_cast<int64_t>(pid));
+    j.end_array();
     j.field("scope", r.system_wide ? "system" : "process");
     j.field("runs", r.runs_completed);
     j.field("runs_requested", r.runs_requested);
@@ -259,8 +286,38 @@ std::string stat_report_json(const StatResult &r) {
     else
         j.null();
     write_summary(j, "elapsed_ns", summarize(r.elapsed_ns));
-    write_summary(j, "user_ns", summarize(r.user_ns));
-    write_summary(j, "sys_ns", summarize(r.sys_ns));
+    j.key("interval_ms");
+    if (r.interval_ms)
+        j.value(r.interval_ms);
+    else
+        j.null();
+    j.key("intervals");
+    j.begin_array();
+    for (const IntervalCounts &iv : r.intervals) {
+        j.begin_object();
+        j.field("time_ns", iv.time_ns);
+        j.key("values");
+        j.begin_object();
+        for (size_t i = 0; i < iv.values.size() && i < r.events.size(); ++i) {
+            j.key(r.events[i].name);
+            if (iv.values[i])
+                j.value(*iv.values[i]);
+            else
+                j.null();
+        }
+        j.end_object();
+        j.end_object();
+    }
+    j.end_array();
+    if (r.user_ns.empty()) {  // -p: not measured
+        j.key("user_ns");
+        j.null();
+        j.key("sys_ns");
+        j.null();
+    } else {
+        write_summary(j, "user_ns", summarize(r.user_ns));
+        write_summary(j, "sys_ns", summarize(r.sys_ns));
+    }
     j.key("events");
     j.begin_array();
     for (const EventOutcome &e : r.events) {

@@ -11,6 +11,9 @@ namespace kpc_cli {
 
 std::string stat_report_text(const StatResult &r);
 std::string stat_report_json(const StatResult &r);
+// kpc stat -I: one interval as text lines, each led by the time in seconds, as perf -I
+// prints them. `interval` holds that interval's counts as a one-run result.
+std::string stat_interval_text(const StatResult &interval, double time_s);
 
 // Shared with the CSV report (stat_csv.hpp).
 // "<not supported>" / "<not counted>" as perf prints them; "" when counted.

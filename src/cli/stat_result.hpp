@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,18 @@ struct EventOutcome {
     uint64_t running_ns = 0;
 };
 
+// kpc stat -I: one interval's counts.
+struct IntervalCounts {
+    double time_ns = 0;  // from the start of counting to the end of this interval
+    // Per event: its count during this interval (scaled for multiplexing), or unset when
+    // it was not counted.
+    std::vector<std::optional<double>> values;
+};
+
 struct StatResult {
     std::string backend, cpu_id, cpu_name, pmu;
     std::vector<std::string> command;
+    std::vector<int> pids;     // -p: the running processes counted instead of a command
     bool system_wide = false;  // counts cover every CPU, not only the command (kperf)
     int runs_requested = 1;
     int runs_completed = 0;
@@ -44,6 +54,9 @@ struct StatResult {
     std::vector<double> elapsed_ns, user_ns, sys_ns;  // per run
     int exit_status = 0;  // kpc's: the last run's exit code or 128+signal; 128+received_signal
     int signal = 0;       // the signal that ended the last run, or 0
+    int interval_ms = 0;  // -I, or 0
+    std::vector<IntervalCounts> intervals;
+    std::string interval_text;  // -I with -o: the interval lines, written before the report
 };
 
 }  // namespace kpc_cli

@@ -11,8 +11,10 @@ const char kMain[] =
     "commands:\n"
     "  info [--json]        backend, CPU, counters, and whether this process may count\n"
     "  list [--json]        every event and whether this machine can count it\n"
-    "  stat [-e EV,...] [-r N] [-o FILE] [-x SEP | --json] [--] CMD [ARG...]\n"
+    "  stat [-e EV,...] [-r N] [-I MS] [-o FILE] [-x SEP | --json] [--] CMD [ARG...]\n"
     "                       run CMD and count it and all of its threads (like perf stat)\n"
+    "  stat ... -p PID[,PID...]\n"
+    "                       count running processes until they end or Ctrl-C\n"
     "  check [--quick] [--json]\n"
     "                       measure known workloads with every generic event and judge\n"
     "                       the counts (for bug reports)\n"
@@ -54,8 +56,10 @@ const char kList[] =
     "  --backend NAME       auto, kperf, perf_event or recount\n";
 
 const char kStat[] =
-    "usage: kpc stat [-e EV[,EV...]] [-r N] [-o FILE] [-x SEP | --json] [--backend NAME]\n"
-    "                [--] CMD [ARG...]\n"
+    "usage: kpc stat [-e EV[,EV...]] [-r N] [-I MS] [-o FILE] [-x SEP | --json]\n"
+    "                [--backend NAME] [--] CMD [ARG...]\n"
+    "       kpc stat [-e EV[,EV...]] [-I MS] [-o FILE] [-x SEP | --json]\n"
+    "                [--backend NAME] -p PID[,PID...]\n"
     "\n"
     "Run CMD, count events in it and in every thread and process it starts, and report the\n"
     "totals on stderr like perf stat. Events this machine cannot count show as\n"
@@ -68,6 +72,13 @@ const char kStat[] =
     "                       time (one perf_event group), or none of them is counted,\n"
     "                       e.g. -e '{cycles,instructions},page-faults'\n"
     "  -r, --repeat N       run CMD N times; report means and the spread (+- stddev %)\n"
+    "  -p, --pid PID,...    count these running processes (their threads and the ones\n"
+    "                       they create) from now until they all end or Ctrl-C, summed;\n"
+    "                       no command, no -r\n"
+    "  -I, --interval-print MS\n"
+    "                       also print the counts of every MS milliseconds (10 or more)\n"
+    "                       while counting, each line led by the time; under --json, an\n"
+    "                       \"intervals\" array; not with -r\n"
     "  -o, --output FILE    write the report to FILE instead of stderr\n"
     "  -x, --field-separator SEP\n"
     "                       CSV as perf stat -x prints it, one line per event: value,\n"
@@ -78,6 +89,7 @@ const char kStat[] =
     "  --backend NAME       auto, kperf, perf_event or recount\n"
     "\n"
     "exit status: CMD's own (128+N if signal N killed it; with -r, the last run's);\n"
+    "with -p, 0 (also after Ctrl-C);\n"
     "125 if kpc failed, 126 if CMD could not be executed, 127 if CMD was not found,\n"
     "2 for bad usage.\n";
 

@@ -462,8 +462,10 @@ class KpcCliTest(unittest.TestCase):
         self.assertEqual(r["schema"], "kpc-stat/1")
         self.assertEqual(set(r), {"schema", "kpc_version", "backend", "cpu", "command", "scope", "runs",
                                   "runs_requested", "interrupted", "exit_status", "signal",
-                                  "elapsed_ns", "user_ns", "sys_ns", "events"})
+                                  "elapsed_ns", "user_ns", "sys_ns", "events", "pids",
+                                  "interval_ms", "intervals"})
         self.assertEqual(r["command"], ["true"])
+        self.assertEqual((r["pids"], r["interval_ms"], r["intervals"]), ([], None, []))
         self.assertEqual(r["scope"], "process")  # perf_event counts the command alone
         self.assertEqual(r["exit_status"], 0)
         self.assertIsNone(r["signal"])

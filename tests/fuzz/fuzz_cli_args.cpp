@@ -20,7 +20,13 @@ void check_options(const kpc_cli::Options &o) {
     KPC_FUZZ_CHECK(o.repeat >= 1 && o.repeat <= 100000, std::to_string(o.repeat));
     KPC_FUZZ_CHECK(*kpc_cli::usage_text(o.help_topic) != '\0', o.help_topic);
     if (o.command == Command::stat) {
-        KPC_FUZZ_CHECK(!o.child_argv.empty(), "stat without a command");
+        // A command or -p processes, never both, never neither.
+        KPC_FUZZ_CHECK(o.child_argv.empty() != o.pids.empty(), "stat needs a command or -p, not both");
+        for (int pid : o.pids) KPC_FUZZ_CHECK(pid > 0, "pid " + std::to_string(pid));
+        KPC_FUZZ_CHECK(o.pids.empty() || o.repeat == 1, "-p with -r");
+        KPC_FUZZ_CHECK(o.interval_ms == 0 || (o.interval_ms >= 10 && o.interval_ms <= 86400000),
+                       "-I " + std::to_string(o.interval_ms));
+        KPC_FUZZ_CHECK(o.interval_ms == 0 || o.repeat == 1, "-I with -r");
         KPC_FUZZ_CHECK(!o.events.empty(), "stat without events");
         for (const std::string &e : o.events) {
             KPC_FUZZ_CHECK(!e.empty(), "empty event name");
@@ -51,6 +57,7 @@ void check_options(const kpc_cli::Options &o) {
         if (o.command != Command::help) {
             KPC_FUZZ_CHECK(o.events.empty() && o.event_groups.empty(), "events outside stat");
             KPC_FUZZ_CHECK(!o.csv_separator, "-x outside stat");
+            KPC_FUZZ_CHECK(o.pids.empty() && o.interval_ms == 0, "-p or -I outside stat");
         }
     }
 }

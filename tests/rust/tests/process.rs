@@ -43,11 +43,22 @@ fn pointers(owned: &[CString]) -> Vec<*const c_char> {
     owned.iter().map(|c| c.as_ptr()).collect()
 }
 
-/// kp_process_spawn of `argv`; Err carries the status and the message.
-fn try_spawn(
-    s: *mut sys::kp_sampler_t,
+/// A constructor call: (out, events, count, argv) -> status.
+type SpawnCall<'a> = dyn FnOnce(
+        *mut *mut sys::kp_process_t,
+        *const *const c_char,
+        usize,
+        *const *const c_char,
+    ) -> c_int
+    + 'a;
+
+/// `call` (kp_process_spawn or kp_process_spawn_ex) on `events` and `argv` as C arrays;
+/// Err carries the status and the message. `what` names the call in assertions.
+fn spawn_via(
+    what: &str,
     events: &[&str],
     argv: &[&str],
+    call: Box<SpawnCall<'_>>,
 ) -> Result<*mut sys::kp_process_t, (c_int, String)> {
     let names = c_strings(events);
     let name_ptrs = pointers(&names);
@@ -55,28 +66,28 @@ fn try_spawn(
     let mut arg_ptrs = pointers(&args);
     arg_ptrs.push(ptr::null());
     let mut p: *mut sys::kp_process_t = ptr::null_mut();
-    let rc = unsafe {
-        sys::kp_process_spawn(
-            &mut p,
-            s,
-            name_ptrs.as_ptr(),
-            name_ptrs.len(),
-            arg_ptrs.as_ptr(),
-        )
-    };
+    let rc = call(&mut p, name_ptrs.as_ptr(), name_ptrs.len(), arg_ptrs.as_ptr());
     if rc == sys::KP_OK {
-        assert!(
-            !p.is_null(),
-            "kp_process_spawn returned KP_OK but no handle"
-        );
+        assert!(!p.is_null(), "{} returned KP_OK but no handle", what);
         Ok(p)
     } else {
-        assert!(
-            p.is_null(),
-            "kp_process_spawn failed but left *out non-NULL"
-        );
+        assert!(p.is_null(), "{} failed but left *out non-NULL", what);
         Err((rc, last_message()))
     }
+}
+
+/// kp_process_spawn of `argv`; Err carries the status and the message.
+fn try_spawn(
+    s: *mut sys::kp_sampler_t,
+    events: &[&str],
+    argv: &[&str],
+) -> Result<*mut sys::kp_process_t, (c_int, String)> {
+    spawn_via(
+        "kp_process_spawn",
+        events,
+        argv,
+        Box::new(move |out, names, n, args| unsafe { sys::kp_process_spawn(out, s, names, n, args) }),
+    )
 }
 
 /// try_spawn that must succeed; None (a recorded skip) when the OS forbids counting.
@@ -288,29 +299,14 @@ fn try_spawn_ex(
     argv: &[&str],
     options: &sys::kp_process_options_t,
 ) -> Result<*mut sys::kp_process_t, (c_int, String)> {
-    let names = c_strings(events);
-    let name_ptrs = pointers(&names);
-    let args = c_strings(argv);
-    let mut arg_ptrs = pointers(&args);
-    arg_ptrs.push(ptr::null());
-    let mut p: *mut sys::kp_process_t = ptr::null_mut();
-    let rc = unsafe {
-        sys::kp_process_spawn_ex(
-            &mut p,
-            s,
-            name_ptrs.as_ptr(),
-            name_ptrs.len(),
-            arg_ptrs.as_ptr(),
-            options,
-        )
-    };
-    if rc == sys::KP_OK {
-        assert!(!p.is_null(), "kp_process_spawn_ex returned KP_OK but no handle");
-        Ok(p)
-    } else {
-        assert!(p.is_null(), "kp_process_spawn_ex failed but left *out non-NULL");
-        Err((rc, last_message()))
-    }
+    spawn_via(
+        "kp_process_spawn_ex",
+        events,
+        argv,
+        Box::new(move |out, names, n, args| unsafe {
+            sys::kp_process_spawn_ex(out, s, names, n, args, options)
+        }),
+    )
 }
 
 fn options(flags: u32, groups: *const i32) -> sys::kp_process_options_t {

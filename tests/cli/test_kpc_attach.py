@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""kpc stat -p PID[,PID...] (count running processes until they end or Ctrl-C) and
+kpc stat -I MSEC (a line per interval while counting), on workloads the tests start, and
+next to perf stat -p where perf runs here.
+
+Run one test:   python3 test_kpc_attach.py --kpc PATH --workload PATH test_name
+CTest registers every `def test_*` below as cli.<name>, like test_kpc.py, whose helpers
+and runner this file uses.
+"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import test_kpc
+from test_kpc import PERF, Kpc, event, parse_key_values
+
+
+def spin(ms):
+    """A workload burning `ms` of CPU time; its stdout says how much it used (cpu_ns)."""
+    return subprocess.Popen([test_kpc.WORKLOAD, "spin", str(ms)], stdout=subprocess.PIPE, text=True)
+
+
+def cpu_ns(workload):
+    out, _ = workload.communicate(timeout=60)
+    value = parse_key_values(out)["cpu_ns"]
+    return int(value[0] if isinstance(value, list) else value)
+
+
+def kpc_popen(args):
+    return subprocess.Popen([test_kpc.KPC] + list(args), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def unused_pid():
+    pid = 4194000
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid -= 1
+
+
+class KpcAttachTest(unittest.TestCase):
+    maxDiff = None
+
+    def require_counting(self):
+        reason = test_kpc.software_counting_blocked()
+        if reason:
+            self.skipTest(reason)
+
+    def test_stat_pid_counts_a_running_process(self):
+        self.require_counting()
+        w = spin(2000)
+        try:
+            time.sleep(0.3)  # running, and already some CPU time before kpc attaches
+            p, r = Kpc.stat_json(["-e", "task-clock,page-faults", "-p", str(w.pid)])
+        finally:
+            used = cpu_ns(w)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r["pids"], [w.pid])
+        self.assertEqual(r["command"], [])
+        self.assertIsNone(r["user_ns"])  # not kpc's child: no rusage
+        self.assertFalse(r["interrupted"])
+        clock = event(r, "task-clock")
+        self.assertEqual((clock["status"], clock["source"]), ("counted", "process"))
+        counted = clock["value"]["mean"]
+        print("workload cpu %.0f ms, counted from the attach %.0f ms" % (used / 1e6, counted / 1e6))
+        # From the attach on: less than the whole run, more than what was left of it.
+        self.assertLessEqual(counted, used * 1.02 + 5e6)
+        self.assertGreaterEqual(counted, used * 0.4)
+        # kpc returned because the process ended (a zombie, until this test reaps it).
+        self.assertGreaterEqual(r["elapsed_ns"]["mean"], counted * 0.5)
+
+    def test_stat_pid_sums_several_processes(self):
+        self.require_counting()
+        a, b = spin(1200), spin(1200)
+        try:
+            time.sleep(0.2)
+            p, r = Kpc.stat_json(["-e", "task-clock", "-p", "%d,%d" % (a.pid, b.pid)])
+        finally:
+            used = cpu_ns(a) + cpu_ns(b)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r["pids"], [a.pid, b.pid])
+        counted = event(r, "task-clock")["value"]["mean"]
+        self.assertLessEqual(counted, used * 1.02 + 5e6)
+        self.assertGreaterEqual(counted, used * 0.4)
+
+    def test_stat_pid_ctrl_c_reports_and_leaves_the_process(self):
+        self.require_counting()
+        w = spin(60000)
+        try:
+            k = kpc_popen(["stat", "-e", "task-clock", "-p", str(w.pid)])
+            time.sleep(0.5)
+            k.send_signal(signal.SIGINT)
+            _, err = k.communicate(timeout=10)
+            self.assertEqual(k.returncode, 0, err)
+            self.assertIn("Performance counter stats for process id '%d' (interrupted)" % w.pid, err)
+            self.assertRegex(err, r"msec task-clock")
+            self.assertIsNone(w.poll(), "the counted process must run on")
+            # SIGTERM: reported, exit 128+15, and not passed on to a process kpc did not start.
+            k = kpc_popen(["stat", "-e", "task-clock", "-p", str(w.pid)])
+            time.sleep(0.5)
+            k.send_signal(signal.SIGTERM)
+            _, err = k.communicate(timeout=10)
+            self.assertEqual(k.returncode, 128 + signal.SIGTERM, err)
+            self.assertIn("stopped counting", err)
+            self.assertIsNone(w.poll(), "SIGTERM must not reach the counted process")
+        finally:
+            w.kill()
+            w.wait()
+
+    def test_stat_pid_agrees_with_perf_stat(self):
+        self.require_counting()
+        if not os.access(PERF, os.X_OK):
+            self.skipTest("%s is not installed (apt-get install linux-perf)" % PERF)
+        w = spin(1500)
+        with tempfile.TemporaryDirectory() as d:
+            perf_out = os.path.join(d, "perf.csv")
+            try:
+                time.sleep(0.2)
+                perf = subprocess.Popen([PERF, "stat", "-x,", "-o", perf_out, "-e", "task-clock",
+                                         "-p", str(w.pid)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, text=True)
+                p, r = Kpc.stat_json(["-e", "task-clock", "-p", str(w.pid)])
+            finally:
+                cpu_ns(w)  # reaped: perf stat -p, unlike kpc, waits for a zombie to go
+            _, perf_err = perf.communicate(timeout=60)
+            if perf.returncode != 0:
+                self.skipTest("perf stat -p does not run here (exit %d): %s" % (perf.returncode, perf_err.strip()))
+            with open(perf_out) as f:
+                rows = [l.strip().split(",") for l in f if l.strip() and not l.startswith("#")]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        theirs = float(rows[0][0]) * 1e6  # msec
+        ours = event(r, "task-clock")["value"]["mean"]
+        print("task-clock -p: kpc %.1f ms, perf %.1f ms" % (ours / 1e6, theirs / 1e6))
+        # Both attach within moments of each other to the same spinning process.
+        self.assertLess(abs(ours - theirs), max(0.15 * theirs, 150e6))
+
+    def test_stat_pid_usage_errors(self):
+        p = Kpc.run(["stat", "-p", "1", "--", "true"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("not both", p.stderr)
+        for bad in ("0", "abc", "12,", "-3"):
+            p = Kpc.run(["stat", "-p", bad])
+            self.assertEqual(p.returncode, 2, (bad, p.stderr))
+            self.assertIn("-p needs process ids", p.stderr)
+        p = Kpc.run(["stat", "-r", "2", "-p", "1"])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.require_counting()
+        pid = unused_pid()
+        p = Kpc.run(["stat", "-e", "task-clock", "-p", str(pid)])
+        self.assertEqual(p.returncode, 125, p.stderr)
+        self.assertIn("cannot count process %d" % pid, p.stderr)
+
+    def test_stat_interval_json_text_and_csv(self):
+        self.require_counting()
+        spin_args = ["--", test_kpc.WORKLOAD, "spin", "1000"]
+        p, r = Kpc.stat_json(["-I", "200", "-e", "task-clock,cycles"] + spin_args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(r["interval_ms"], 200)
+        times = [iv["time_ns"] for iv in r["intervals"]]
+        self.assertGreaterEqual(len(times), 3, r["intervals"])
+        self.assertEqual(times, sorted(times))
+        for k, t in enumerate(times, 1):  # a tick every 200 ms, give or take the machine's load
+            self.assertGreater(t, k * 200e6 * 0.9, times)
+        clock = [iv["values"]["task-clock"] for iv in r["intervals"]]
+        total = event(r, "task-clock")["value"]["mean"]
+        print("intervals: %s ms of %.0f ms" % (["%.0f" % (c / 1e6) for c in clock], total / 1e6))
+        self.assertTrue(all(c > 0 for c in clock), clock)
+        # The intervals cover the run up to the last tick: less than the total, most of it.
+        self.assertLessEqual(sum(clock), total * 1.001)
+        self.assertGreaterEqual(sum(clock), total * 0.4)
+        if event(r, "cycles")["status"] != "counted":
+            self.assertEqual([iv["values"]["cycles"] for iv in r["intervals"]], [None] * len(times))
+        # Text: perf's header, then time-stamped event lines, then the usual report.
+        text = Kpc.run(["stat", "-I", "200", "-e", "task-clock"] + spin_args)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("#           time             counts unit events", text.stderr)
+        stamps = [float(m) for m in re.findall(r"(?m)^\s+(\d+\.\d{9})\s+[\d.]+ msec task-clock", text.stderr)]
+        self.assertGreaterEqual(len(stamps), 3, text.stderr)
+        self.assertEqual(stamps, sorted(stamps))
+        self.assertIn("Performance counter stats for", text.stderr)
+        # CSV: perf -I -x's fields, the time first; then the final lines without it.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "out.csv")
+            csv = Kpc.run(["stat", "-I", "200", "-x", ";", "-o", path, "-e", "task-clock"] + spin_args)
+            self.assertEqual(csv.returncode, 0, csv.stderr)
+            with open(path) as f:
+                rows = [line.rstrip("\n").split(";") for line in f if line.strip()]
+        timed = [row for row in rows if len(row) == 8]
+        self.assertGreaterEqual(len(timed), 3, rows)
+        for row in timed:
+            self.assertRegex(row[0], r"^\d+\.\d{9}$")
+            self.assertEqual(row[2:4], ["msec", "task-clock"])
+        self.assertEqual(len(rows[-1]), 7, rows)  # the whole run's line
+        self.assertEqual(rows[-1][1:3], ["msec", "task-clock"])
+
+    def test_stat_interval_with_pid(self):
+        self.require_counting()
+        w = spin(1000)
+        try:
+            time.sleep(0.1)
+            p, r = Kpc.stat_json(["-I", "200", "-e", "task-clock", "-p", str(w.pid)])
+        finally:
+            cpu_ns(w)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        clock = [iv["values"]["task-clock"] for iv in r["intervals"]]
+        self.assertGreaterEqual(len(clock), 2, r["intervals"])
+        self.assertTrue(all(c > 0 for c in clock), clock)
+        self.assertLessEqual(sum(clock), event(r, "task-clock")["value"]["mean"] * 1.001)
+
+    def test_stat_interval_usage_errors(self):
+        for args in (["-I", "5"], ["-I", "abc"], ["-I", "100", "-r", "2"]):
+            p = Kpc.run(["stat"] + args + ["--", "true"])
+            self.assertEqual(p.returncode, 2, (args, p.stderr))
+            self.assertIn("-I", p.stderr)
+
+
+if __name__ == "__main__":
+    test_kpc.main(KpcAttachTest)
