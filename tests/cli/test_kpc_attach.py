@@ -143,8 +143,10 @@ class KpcAttachTest(unittest.TestCase):
         theirs = float(rows[0][0]) * 1e6  # msec
         ours = event(r, "task-clock")["value"]["mean"]
         print("task-clock -p: kpc %.1f ms, perf %.1f ms" % (ours / 1e6, theirs / 1e6))
-        # Both attach within moments of each other to the same spinning process.
-        self.assertLess(abs(ours - theirs), max(0.15 * theirs, 150e6))
+        # Both attach within moments of each other to the same spinning process (kpc a little
+        # later: it starts after perf, slower under a sanitizer); a count of the wrong process
+        # or of one thread would miss by far more.
+        self.assertLess(abs(ours - theirs), max(0.25 * theirs, 250e6))
 
     def test_stat_pid_usage_errors(self):
         p = Kpc.run(["stat", "-p", "1", "--", "true"])
