@@ -86,10 +86,11 @@ class KpcDiffTest(unittest.TestCase):
         faults = r["events"][0]
         self.assertEqual(faults["verdict"], "increase")
         self.assertLess(faults["p_value"], 0.05)
-        # 400 more faults on top of the workload's own (about 100 here, at start-up).
+        # 400 more pages fault about 400 more times; up to an eighth more in a sanitizer
+        # build, whose workload also faults in the shadow memory of those pages.
         grew = faults["new"]["mean"] - faults["base"]["mean"]
         self.assertGreater(grew, 360)
-        self.assertLess(grew, 440)
+        self.assertLess(grew, 500)
         self.assertTrue(faults["failed"])
         self.assertEqual(r["exit_status"], 1)
         # Text: the failed event is named; the reverse direction passes (a decrease).
