@@ -6,7 +6,8 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default: 60 seconds for every target
 #
 # Environment: FUZZ_CXX / FUZZ_CC (default Swift's clang in /opt/swift, else clang on PATH),
-# FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (build parallelism, default 2), FUZZ_ARGS
+# FUZZ_BUILD (default build-fuzz), FUZZ_JOBS (build parallelism, default 2), FUZZ_PARALLEL
+# (targets run at once, default: the number of CPUs), FUZZ_ARGS
 # (extra libFuzzer flags, e.g. "-jobs=4 -workers=4").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,18 +39,39 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTION
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts"
-total=0
-failed=()
-for t in "${targets[@]}"; do
+# Each target runs on one core; as many run at once as there are cores (FUZZ_PARALLEL), so
+# CI's few minutes give every target its full time.
+run_target() {
+  t=$1
   # The working corpus grows in the build tree; the seeds in the source tree stay as they are.
   corpus="$build/fuzz-corpus/$t"
   mkdir -p "$corpus"
-  log="$build/fuzz-$t.log"
-  printf '\n===== fuzz %s for %ss =====\n' "$t" "$seconds"
   status=0
   # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
   "$build/tests/fuzz/$t" -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$artifacts/$t-" ${FUZZ_ARGS:-} "$corpus" "tests/fuzz/corpus/$t" >"$log" 2>&1 || status=$?
+    -artifact_prefix="$artifacts/$t-" ${FUZZ_ARGS:-} "$corpus" "tests/fuzz/corpus/$t" \
+    >"$build/fuzz-$t.log" 2>&1 || status=$?
+  echo "$status" >"$build/fuzz-$t.status"
+}
+parallel=${FUZZ_PARALLEL:-$(nproc)}
+rm -f "$build"/fuzz-*.status
+printf '\n===== fuzz %s target(s) for %ss each, %s at a time =====\n' "${#targets[@]}" "$seconds" "$parallel"
+running=0
+for t in "${targets[@]}"; do
+  if [ "$running" -ge "$parallel" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait || true
+
+total=0
+failed=()
+for t in "${targets[@]}"; do
+  log="$build/fuzz-$t.log"
+  status=$(cat "$build/fuzz-$t.status" 2>/dev/null || echo 1)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{s+=$1} END {print s+0}')
   total=$((total + runs))
   grep -E '^#[0-9]+ +DONE' "$log" | tail -1 || true

@@ -5,7 +5,7 @@
 #      ABI checks, the kperf simulator and the benchmark smoke runs;
 #   2. the same suite rebuilt with AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the multi-threaded tests rebuilt with ThreadSanitizer;
-#   4. every libFuzzer target (tests/fuzz) for 45 seconds, with ASan + UBSan.
+#   4. every libFuzzer target (tests/fuzz) for 30 seconds, with ASan + UBSan.
 # Each stage prints CTest's summary line; any failure stops the script with a non-zero exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,10 +44,10 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   run_ctest --test-dir build-tsan -j"$jobs" --output-on-failure \
     -R '^(ThreadRules|ThreadLifetime|ThreadIdentity|KernelTest|kperf\.Threads|kperf\.Session|kperf\.OnM1\.Thread|kpsim\.)'
 
-stage "libFuzzer targets, 45 seconds each (tests/fuzz, docs/testing.md)"
+stage "libFuzzer targets, 30 seconds each (tests/fuzz, docs/testing.md)"
 # A crash, leak or broken invariant fails the script (set -e); its input is kept in
 # build-fuzz/fuzz-artifacts/.
-FUZZ_JOBS="$jobs" scripts/fuzz.sh "${KPC_FUZZ_SECONDS:-45}"
+FUZZ_JOBS="$jobs" scripts/fuzz.sh "${KPC_FUZZ_SECONDS:-30}"
 
 # One closing line over all three stages. CTest counts a skipped test among the passed;
 # here skips are reported apart, so a skip never reads as a pass.
