@@ -51,6 +51,9 @@ struct ProcessCount {
     uint64_t value = 0;
     uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
     uint64_t running_ns = 0;
+    // false: the value misses part of the counted span (e.g. an attached process ended
+    // between two reads, taking its last work with it); reported as complete = 0.
+    bool complete = true;
     std::string error;
     // Where the value came from when it differs from ProcessCounters::source() (one set
     // may mix sources); empty otherwise.

@@ -163,7 +163,7 @@ void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uin
         bool counted = c && c->counted;
         if (c && !c->source.empty()) scopes_[i] = scope_of(c->source);
         values[i] = counted ? c->value : 0;
-        if (complete) complete[i] = counted && c->enabled_ns == c->running_ns ? 1 : 0;
+        if (complete) complete[i] = counted && c->complete && c->enabled_ns == c->running_ns ? 1 : 0;
         if (enabled_ns) enabled_ns[i] = counted ? c->enabled_ns : 0;
         if (running_ns) running_ns[i] = counted ? c->running_ns : 0;
     }
