@@ -52,6 +52,50 @@ public final class CountedProcess: @unchecked Sendable {
         public var description: String { signal != 0 ? "signal \(signal)" : "exit status \(exitCode)" }
     }
 
+    /// How to count (`kp_process_options_t`), for ``spawn(_:events:sampler:options:)``.
+    /// The default counts every event or fails, with no groups.
+    public struct Options: Equatable, Sendable {
+        /// `KP_PROCESS_PARTIAL`: an event that cannot be counted here (not on this machine,
+        /// or the backend refused it) does not fail the call; it reads 0 and
+        /// ``eventStatus(_:)`` says why. The call still fails when none can be counted
+        /// (except that a set known to be entirely unavailable runs the command uncounted).
+        public var partial: Bool
+        /// `nil`, or one entry per event: its group number (0 or more), or -1 for none. The
+        /// events of one group are scheduled on the PMU together, so they count over the
+        /// same time (Linux: one perf_event group; Apple never multiplexes). A number below
+        /// -1 is refused with ``Status/invalidArgument``, and so is a list whose length is
+        /// not the number of events.
+        public var groups: [Int32]?
+
+        public init(partial: Bool = false, groups: [Int32]? = nil) {
+            self.partial = partial
+            self.groups = groups
+        }
+
+        /// Calls `body` with the C options (borrowing `groups` for the call only, as
+        /// libkpc reads them during the call and keeps nothing).
+        func withC<R>(eventCount: Int, _ body: (UnsafePointer<kp_process_options_t>) throws -> R) throws -> R {
+            var c = kp_process_options_t()
+            try check(kp_process_options_init(&c, UInt32(KP_PROCESS_OPTIONS_VERSION)))
+            if partial {
+                c.flags |= UInt32(KP_PROCESS_PARTIAL)
+            }
+            guard let groups else {
+                return try body(&c)
+            }
+            // libkpc reads one entry per event: a shorter array would be read past its end.
+            guard groups.count == eventCount else {
+                throw KpcError(status: .invalidArgument,
+                               message: "Options.groups has \(groups.count) entries for \(eventCount) events: "
+                                   + "give one per event (its group number, or -1 for none)")
+            }
+            return try groups.withUnsafeBufferPointer { g in
+                c.groups = g.baseAddress
+                return try body(&c)
+            }
+        }
+    }
+
     /// The result of ``readFull()``; every array is in event order.
     public struct FullReading: Equatable, Sendable {
         /// Running totals (as ``read()``).
@@ -68,6 +112,10 @@ public final class CountedProcess: @unchecked Sendable {
 
     /// The owned C handle.
     let raw: OpaquePointer
+    /// Held around the reads and ``eventStatus(_:)``: the reason text libkpc lends is valid
+    /// only until the handle's next read, so a read on another thread must not run while it
+    /// is copied. (``wait()``, start and stop do not touch it.)
+    private let readLock = Lock()
 
     /// The events, in the order they were given (copies; see ``Event``).
     public let events: [Event]
@@ -93,25 +141,33 @@ public final class CountedProcess: @unchecked Sendable {
     }
 
     /// Starts `command` (the program, looked up in PATH, then its arguments) and counts
-    /// `events` in it from its exec on (`kp_process_spawn`). Returns once the command runs;
-    /// it inherits this process's environment, working directory and file descriptors not
-    /// marked close-on-exec. Wait for it with ``wait()``; do not reap it otherwise.
+    /// `events` in it from its exec on (`kp_process_spawn_ex`; with the default `options`,
+    /// exactly `kp_process_spawn`). Returns once the command runs; it inherits this
+    /// process's environment, working directory and file descriptors not marked
+    /// close-on-exec. Wait for it with ``wait()``; do not reap it otherwise.
+    ///
+    /// With `Options(partial: true)`, events that cannot be counted read 0 and
+    /// ``eventStatus(_:)`` says why, instead of failing the call.
     ///
     /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (an empty command, a bad
     ///   event list, or a command that cannot be run: the message names the program and the
     ///   exec error, ``KpcError/osCode`` its errno), ``Status/unknownEvent``,
     ///   ``Status/unavailable``, ``Status/permissionDenied``, ``Status/busy``,
     ///   ``Status/unsupported``, ``Status/badState`` (sampler released), ``Status/kernel``,
-    ///   ``Status/framework``, ``Status/outOfMemory``.
-    public static func spawn(_ command: [String], events: [String], sampler: Sampler) throws -> CountedProcess {
+    ///   ``Status/framework``, ``Status/outOfMemory``; ``Status/conflict`` (a group member
+    ///   on another PMU than its group); ``Status/invalidArgument`` for bad `options`.
+    public static func spawn(_ command: [String], events: [String], sampler: Sampler,
+                             options: Options = Options()) throws -> CountedProcess {
         var handle: OpaquePointer?
         try withCStringArray(events) { names, count in
             try withCStringArray(command) { argv, argc in
-                // An empty command reaches libkpc as NULL, which it rejects (invalidArgument).
-                try check(kp_process_spawn(&handle, sampler.raw, names, count, argc > 0 ? argv : nil))
+                try options.withC(eventCount: count) { opts in
+                    // An empty command reaches libkpc as NULL, which it rejects (invalidArgument).
+                    try check(kp_process_spawn_ex(&handle, sampler.raw, names, count, argc > 0 ? argv : nil, opts))
+                }
             }
         }
-        return try wrap(handle, "kp_process_spawn")
+        return try wrap(handle, "kp_process_spawn_ex")
     }
 
     /// Counts `events` in the running process `pid` from now on (`kp_process_attach`);
@@ -164,8 +220,9 @@ public final class CountedProcess: @unchecked Sendable {
     ///   ``Status/kernel``.
     public func read() throws -> [UInt64] {
         var values = [UInt64](repeating: 0, count: events.count)
-        let rc = values.withUnsafeMutableBufferPointer { kp_process_read(raw, $0.baseAddress, $0.count) }
-        try check(rc)
+        try readLock.withLock {
+            try check(values.withUnsafeMutableBufferPointer { kp_process_read(raw, $0.baseAddress, $0.count) })
+        }
         return values
     }
 
@@ -179,18 +236,45 @@ public final class CountedProcess: @unchecked Sendable {
         var complete = [UInt8](repeating: 0, count: n)
         var enabled = [UInt64](repeating: 0, count: n)
         var running = [UInt64](repeating: 0, count: n)
-        let rc = values.withUnsafeMutableBufferPointer { v in
-            complete.withUnsafeMutableBufferPointer { c in
-                enabled.withUnsafeMutableBufferPointer { e in
-                    running.withUnsafeMutableBufferPointer { r in
-                        kp_process_read_full(raw, v.baseAddress, c.baseAddress, n, e.baseAddress, r.baseAddress)
+        try readLock.withLock {
+            try check(values.withUnsafeMutableBufferPointer { v in
+                complete.withUnsafeMutableBufferPointer { c in
+                    enabled.withUnsafeMutableBufferPointer { e in
+                        running.withUnsafeMutableBufferPointer { r in
+                            kp_process_read_full(raw, v.baseAddress, c.baseAddress, n, e.baseAddress, r.baseAddress)
+                        }
                     }
                 }
-            }
+            })
         }
-        try check(rc)
         return FullReading(values: values, complete: complete.map { $0 != 0 },
                            timeEnabledNs: enabled, timeRunningNs: running)
+    }
+
+    /// Whether event `index` is counted (`kp_process_event_status`): `nil` when it is,
+    /// else a ``KpcError`` whose ``KpcError/status`` is the code it failed with (e.g.
+    /// ``Status/unavailable``: this machine cannot count it) and whose
+    /// ``KpcError/message`` says why, naming the fix where there is one. As known at the
+    /// handle's creation or its last read (some backends learn of a failure only when
+    /// reading). Without ``Options/partial`` every event is counted.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` when `index` is out of range.
+    public func eventStatus(_ index: Int) throws -> KpcError? {
+        guard index >= 0 else {
+            throw KpcError(status: .invalidArgument, message: "event index \(index) is negative")
+        }
+        var status: Int32 = 0
+        var reason: UnsafePointer<CChar>?
+        return try readLock.withLock {
+            try check(kp_process_event_status(raw, index, &status, &reason))
+            // Copied under the lock: the text is the handle's, valid until its next read.
+            return status == 0 ? nil : KpcError(code: status, message: optionalString(reason) ?? "")
+        }
+    }
+
+    /// ``eventStatus(_:)`` of every event, in event order.
+    public func eventStatuses() throws -> [KpcError?] {
+        try events.indices.map { try eventStatus($0) }
     }
 
     /// Waits for a spawned command to end and reaps it (`kp_process_wait`); once it has,

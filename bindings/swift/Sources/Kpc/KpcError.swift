@@ -72,6 +72,15 @@ public struct KpcError: Error, Equatable, Sendable, CustomStringConvertible {
         self.osCode = osCode
     }
 
+    /// An error for a raw libkpc code and a message obtained some other way than the
+    /// thread's last error (e.g. the reason ``CountedProcess/eventStatus(_:)`` reports).
+    init(code: Int32, message: String) {
+        self.status = Status(rawValue: code) ?? .error
+        self.code = code
+        self.message = message
+        self.osCode = 0
+    }
+
     /// Reads the calling thread's last-error state. Call only right after `code` was
     /// returned by a libkpc function, on the same thread, with no libkpc call in between.
     init(failedWith code: Int32) {

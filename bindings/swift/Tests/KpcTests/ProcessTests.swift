@@ -13,14 +13,6 @@ final class ProcessTests: XCTestCase {
     /// What `workload touch N` faults besides its N pages (loader, libc): about 60 here.
     let startupFaults: UInt64 = 400
 
-    /// tests/cli's workload program; CTest passes its path.
-    func workload() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["KPC_TEST_WORKLOAD"], !path.isEmpty else {
-            throw XCTSkip("KPC_TEST_WORKLOAD is not set (CTest sets it to tests/cli's workload)")
-        }
-        return path
-    }
-
     func testSpawnedCommandCountsItsPages() throws {
         let sampler = try perfEventSampler()
         let pages: UInt64 = 2000

@@ -57,6 +57,15 @@ func perfEventSampler() throws -> Sampler {
     return sampler
 }
 
+/// tests/cli's workload program (`spin MS`, `threads T MS`, `touch N`); CTest passes its
+/// path in KPC_TEST_WORKLOAD, and without it the calling test skips.
+func workload() throws -> String {
+    guard let path = ProcessInfo.processInfo.environment["KPC_TEST_WORKLOAD"], !path.isEmpty else {
+        throw XCTSkip("KPC_TEST_WORKLOAD is not set (CTest sets it to tests/cli's workload)")
+    }
+    return path
+}
+
 /// The size of a memory page.
 let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
