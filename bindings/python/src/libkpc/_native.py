@@ -90,6 +90,20 @@ class SamplerOptions(ctypes.Structure):
 
 SAMPLER_OPTIONS_VERSION = 1
 
+
+class ProcessOptions(ctypes.Structure):
+    """kp_process_options_t (kpc/process.h), version 1."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("flags", ctypes.c_uint),
+        ("groups", ctypes.POINTER(ctypes.c_int32)),
+    ]
+
+
+PROCESS_OPTIONS_VERSION = 1
+PROCESS_PARTIAL = 0x1
+
 # name: (restype, argtypes)
 _PROTOTYPES = {
     "kp_strerror": (_c_char_p, [_int]),
@@ -146,6 +160,12 @@ _PROTOTYPES = {
     "kp_process_attach": (
         _int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t,
                ctypes.c_int32]),
+    "kp_process_options_init": (_int, [ctypes.POINTER(ProcessOptions), ctypes.c_uint]),
+    "kp_process_spawn_ex": (
+        _int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t,
+               ctypes.POINTER(_c_char_p), ctypes.POINTER(ProcessOptions)]),
+    "kp_process_event_status": (
+        _int, [_void_p, _size_t, ctypes.POINTER(_int), ctypes.POINTER(_c_char_p)]),
     "kp_process_free": (None, [_void_p]),
     "kp_process_start": (_int, [_void_p]),
     "kp_process_stop": (_int, [_void_p]),

@@ -6,7 +6,7 @@ import threading
 
 from . import _native
 from ._handle import OwnedHandle
-from .errors import check
+from .errors import KpcError, Status, check
 from .event import Event
 
 
@@ -30,6 +30,13 @@ ProcessSample.__doc__ = """:meth:`Process.read_full`: one list per field, in eve
 counted, and 0 where the backend does not measure them (Apple)."""
 
 
+EventStatus = collections.namedtuple("EventStatus", "status reason")
+EventStatus.__doc__ = """:meth:`Process.event_status`: whether one event is counted.
+``status`` is ``Status.OK`` when it is, else the code it failed with (e.g.
+``Status.EUNAVAILABLE``: this machine cannot count it); ``reason`` is "" when counted, else
+libkpc's text saying why, naming the fix where there is one."""
+
+
 def _names(args, what):
     """``f("a", "b")`` or ``f(["a", "b"])`` as a tuple of str."""
     if len(args) == 1 and not isinstance(args[0], str):
@@ -44,6 +51,29 @@ def _c_strings(texts, terminated=False):
     """A ctypes char* array of the UTF-8 texts (NULL-terminated when asked)."""
     extra = 1 if terminated else 0
     return (ctypes.c_char_p * (len(texts) + extra))(*(t.encode("utf-8") for t in texts))
+
+
+def _options(count, partial, groups):
+    """kp_process_options_t for the keyword arguments, and the groups array it points to
+    (keep both alive through the call); (None, None) when neither is given."""
+    if not partial and groups is None:
+        return None, None
+    opts = _native.ProcessOptions()
+    check(_native.lib().kp_process_options_init(ctypes.byref(opts),
+                                                _native.PROCESS_OPTIONS_VERSION))
+    if partial:
+        opts.flags = _native.PROCESS_PARTIAL
+    if groups is None:
+        return opts, None
+    groups = [-1 if g is None else g for g in groups]
+    if len(groups) != count:
+        # libkpc reads one entry per event: a shorter list would be read past its end.
+        raise KpcError(int(Status.EINVAL),
+                       f"groups has {len(groups)} entries for {count} events; give one per "
+                       "event (a group number >= 0, or -1 or None for none)")
+    c_groups = (ctypes.c_int32 * count)(*groups)
+    opts.groups = ctypes.cast(c_groups, ctypes.POINTER(ctypes.c_int32))
+    return opts, c_groups
 
 
 class Process(OwnedHandle):
@@ -70,14 +100,21 @@ class Process(OwnedHandle):
         raise TypeError("make a Process with Process.spawn() or Process.attach()")
 
     @classmethod
-    def spawn(cls, sampler, argv, *events):
+    def spawn(cls, sampler, argv, *events, partial=False, groups=None):
         """Starts the command ``argv`` (a list: the program, looked up in PATH, then its
         arguments) and counts ``events`` in it from its exec on.
 
         ``Process.spawn(sampler, ["make", "-j8"], "task-clock", "page-faults")``.
-        Raises KpcError: EINVAL (no events or argv, a duplicate, or the command cannot be
+
+        ``partial=True`` (KP_PROCESS_PARTIAL): an event that cannot be counted does not
+        fail the call; it reads 0 and :meth:`event_status` says why. ``groups``: one entry
+        per event, a group number (>= 0) or -1 / None for none; the events of one group
+        are scheduled on the PMU together, so they count over the same time.
+
+        Raises KpcError: EINVAL (no events or argv, a duplicate, a group number below -1,
+        a ``groups`` list of another length than the events, or the command cannot be
         run: the message names the program and the exec error), EUNKNOWN_EVENT,
-        EUNAVAILABLE, EPERM, EBUSY, EUNSUPPORTED, ESTATE, EKERNEL, ...
+        EUNAVAILABLE, ECONFLICT, EPERM, EBUSY, EUNSUPPORTED, ESTATE, EKERNEL, ...
         """
         argv = list(argv) if not isinstance(argv, str) else [argv]
         for a in argv:
@@ -87,9 +124,11 @@ class Process(OwnedHandle):
         c_argv = _c_strings(argv, terminated=True)
         if not argv:
             c_argv = (ctypes.c_char_p * 1)()  # just the NULL: libkpc rejects it (EINVAL)
+        opts, _groups = _options(len(names), partial, groups)
         handle = ctypes.c_void_p()
-        check(_native.lib().kp_process_spawn(ctypes.byref(handle), sampler._handle(),
-                                             _c_strings(names), len(names), c_argv))
+        check(_native.lib().kp_process_spawn_ex(
+            ctypes.byref(handle), sampler._handle(), _c_strings(names), len(names), c_argv,
+            None if opts is None else ctypes.byref(opts)))
         return cls._wrap(handle.value)
 
     @classmethod
@@ -113,6 +152,9 @@ class Process(OwnedHandle):
         self = cls.__new__(cls)
         self._own(handle)
         self._busy = 0  # calls in progress; close() waits for them
+        # A reason from kp_process_event_status lives until the handle's next read: reads
+        # and status look-ups take turns so that it is copied before another read.
+        self._reading = threading.Lock()
         self._cond = threading.Condition(self._lock)
         n = lib.kp_process_event_count(handle)
         self.events = tuple(Event._copy(lib.kp_process_event_at(handle, i)) for i in range(n))
@@ -160,7 +202,8 @@ class Process(OwnedHandle):
         """The running totals, as a list in event order. Raises KpcError (ESTATE: sampler
         released, or recount before :meth:`wait`; EKERNEL)."""
         values = (ctypes.c_uint64 * len(self.events))()
-        check(self._call(_native.lib().kp_process_read, values, len(values)))
+        with self._reading:
+            check(self._call(_native.lib().kp_process_read, values, len(values)))
         return values[:]
 
     def read_full(self):
@@ -168,9 +211,29 @@ class Process(OwnedHandle):
         n = len(self.events)
         values, complete = (ctypes.c_uint64 * n)(), (ctypes.c_uint8 * n)()
         enabled, running = (ctypes.c_uint64 * n)(), (ctypes.c_uint64 * n)()
-        check(self._call(_native.lib().kp_process_read_full, values, complete, n, enabled,
-                         running))
+        with self._reading:
+            check(self._call(_native.lib().kp_process_read_full, values, complete, n,
+                             enabled, running))
         return ProcessSample(values[:], [bool(c) for c in complete], enabled[:], running[:])
+
+    def event_status(self, index):
+        """An :class:`EventStatus`: whether event ``index`` is counted, and if not why, as
+        known at creation or the last read (some failures show only when reading). Without
+        ``partial=True`` every event is counted. Raises KpcError EINVAL out of range."""
+        status, reason = ctypes.c_int(), ctypes.c_char_p()
+        with self._reading:
+            check(self._call(_native.lib().kp_process_event_status, index,
+                             ctypes.byref(status), ctypes.byref(reason)))
+            text = _native.text(reason.value)
+        try:
+            code = Status(status.value)
+        except ValueError:
+            code = status.value
+        return EventStatus(code, text)
+
+    def event_statuses(self):
+        """:meth:`event_status` of every event, in event order."""
+        return [self.event_status(i) for i in range(len(self.events))]
 
     def as_dict(self):
         """:meth:`read` as {event name: total}."""
