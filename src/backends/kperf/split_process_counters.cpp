@@ -19,6 +19,34 @@ const char *SplitProcessCounters::event_source(size_t index) const {
     return system_ ? system_->source() : rusage_->source();
 }
 
+// Both halves stop, even if one fails; the first failure is reported.
+void SplitProcessCounters::stop() {
+    if (!system_) return rusage_->stop();
+    try {
+        rusage_->stop();
+    } catch (...) {
+        system_->stop();
+        throw;
+    }
+    system_->stop();
+}
+
+// Both halves or neither: a failed second start stops the first again.
+void SplitProcessCounters::start() {
+    rusage_->start();
+    if (!system_) return;
+    try {
+        system_->start();
+    } catch (...) {
+        try {
+            rusage_->stop();
+        } catch (...) {
+            // The start's failure is the one to report.
+        }
+        throw;
+    }
+}
+
 std::vector<ProcessCount> SplitProcessCounters::read() {
     std::vector<ProcessCount> out(own_.size() + system_at_.size());
     std::vector<ProcessCount> own = rusage_->read();

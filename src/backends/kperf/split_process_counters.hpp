@@ -1,8 +1,9 @@
 // `kpc stat` on kperf when libSystem can tell a process's own totals (proc_pid_rusage): the
 // fixed counters' events (cycles, instructions) come from the command's own totals, read
-// before it is reaped, as on the recount backend; the other events stay system-wide
-// (SystemCounters), since kpc cannot attach counters to another process. Each count says
-// where it came from (ProcessCount::source).
+// while it runs and, at its end, before it is reaped, as on the recount backend; the other
+// events stay system-wide (SystemCounters), since kpc cannot attach counters to another
+// process. Both halves read while running and pause together. Each count says where it
+// came from (ProcessCount::source).
 #pragma once
 
 #include <memory>
@@ -27,6 +28,14 @@ public:
     void child_exited() noexcept override { rusage_->child_exited(); }
     std::vector<ProcessCount> read() override;
     bool system_wide() const override { return system_ != nullptr; }
+    bool reads_while_running() const override {
+        return rusage_->reads_while_running() && (!system_ || system_->reads_while_running());
+    }
+    bool can_pause() const override {
+        return rusage_->can_pause() && (!system_ || system_->can_pause());
+    }
+    void stop() override;
+    void start() override;
     const char *source() const override { return system_ ? "system" : rusage_->source(); }
     const char *event_source(size_t index) const override;
 

@@ -30,6 +30,7 @@ constexpr int kRusageInfoV6 = 6;  // 464 bytes; P-core fields (13.0+)
 constexpr size_t kRusageV6Size = 464;
 constexpr size_t kRiUserTime = 16;       // mach ticks, user level
 constexpr size_t kRiSystemTime = 24;     // mach ticks, kernel
+constexpr size_t kRiStartAbstime = 80;   // mach ticks; the process's creation (V0+)
 constexpr size_t kRiExitAbstime = 88;    // mach ticks; non-zero once the process exited
 constexpr size_t kRiInstructions = 248;  // V4+
 constexpr size_t kRiCycles = 256;        // V4+

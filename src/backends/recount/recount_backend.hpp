@@ -1,7 +1,7 @@
 // The Apple backend that needs no root: the kernel's own per-thread cycle and instruction
 // totals ("recount", macOS 13.0+; totals only on 12.x), read with thread_selfcounts, and a
-// child's totals read with proc_pid_rusage for kpc stat. No PMU programming: only the
-// events the kernel keeps (cycles, instructions, their P/E split, CPU times).
+// whole process's (spawned or attached) read with proc_pid_rusage. No PMU programming: only
+// the events the kernel keeps (cycles, instructions, their P/E split, CPU times).
 #pragma once
 
 #include <atomic>
@@ -11,6 +11,7 @@
 
 #include "backends/recount/libsystem.hpp"
 #include "backends/recount/macos_version.hpp"
+#include "backends/recount/process_counters.hpp"
 #include "backends/recount/recount_events.hpp"
 #include "core/backend.hpp"
 
@@ -33,6 +34,8 @@ public:
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
     std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                   int pid) override;
+    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
+                                                    int pid) override;
     void release() override { released_.store(true, std::memory_order_release); }
     std::string unknown_event_hint() const override;
 
@@ -41,6 +44,9 @@ private:
     // Why `e` cannot be counted on this OS and machine; "" when it can.
     std::string unavailable_reason(const EventSpec &e) const;
     Event make_event(const EventSpec &e, const char *generic_description) const;
+    // The process's totals (proc_pid_rusage) for `events`; per-event failures in the fields.
+    std::unique_ptr<RusageProcessCounters> open_rusage(const std::vector<const Event *> &events,
+                                                       int pid);
 
     std::unique_ptr<LibSystem> lib_;
     MacosVersion version_;
