@@ -21,8 +21,8 @@ const (
 	// ScopeProcess (Apple recount): the process and its threads, not the processes it
 	// starts; the kernel's own accounting of the process.
 	ScopeProcess Scope = 1
-	// ScopeSystem (Apple kperf): every CPU of the machine, so everything else that ran
-	// meanwhile is included.
+	// ScopeSystem (Apple kperf, and CountSystemWide everywhere): every CPU of the machine,
+	// so everything else that ran meanwhile is included.
 	ScopeSystem Scope = 2
 )
 
@@ -73,9 +73,10 @@ type ProcessSample struct {
 // Process is a set of events counted for a whole process (kp_process_t): every thread of
 // it, and on Linux the threads and processes it starts (Scopes says what each event
 // covers). Made by Sampler.CountProcess (this Go program: every goroutine, whichever OS
-// thread it runs on), Sampler.AttachProcess (a running process) or Sampler.SpawnProcess (a
-// command, counted from its exec). It counts from the moment it is made; Stop pauses and
-// Start resumes.
+// thread it runs on), Sampler.AttachProcess (a running process), Sampler.SpawnProcess (a
+// command, counted from its exec), their ...With forms taking ProcessOptions, or
+// Sampler.CountSystemWide (every CPU). It counts from the moment it is made; Stop pauses
+// and Start resumes.
 //
 // Unlike Counters, a Process needs no runtime.LockOSThread: every method may be called
 // from any goroutine, concurrently, and one goroutine may Wait while others Read, Stop or
@@ -89,7 +90,10 @@ type Process struct {
 	// Every native call holds mu for reading (libkpc serializes calls on the handle itself
 	// and lets a wait run beside the others); Close holds it for writing, so the handle is
 	// never freed under a call in progress.
-	mu     sync.RWMutex
+	mu sync.RWMutex
+	// readMu serializes the reads with EventStatus: a read may replace the reason text that
+	// kp_process_event_status lends until the next read. Wait does not take it.
+	readMu sync.Mutex
 	h      ckpc.Kp_process // nil once closed
 	events []Event         // copied at creation
 	scopes []Scope
@@ -132,17 +136,7 @@ func (s *Sampler) AttachProcess(pid int, names ...string) (*Process, error) {
 // ErrKernel, ErrFramework, ErrNoMemory; an error wrapping ErrClosed after the Sampler's
 // Close. The caller owns the Process and must Close it.
 func (s *Sampler) SpawnProcess(argv []string, names ...string) (*Process, error) {
-	if len(argv) == 0 {
-		return nil, &Error{Status: ErrInvalid, Message: "kpc: Sampler.SpawnProcess: argv is empty; give at least the program"}
-	}
-	for _, a := range argv {
-		if strings.IndexByte(a, 0) >= 0 {
-			return nil, &Error{Status: ErrInvalid, Message: "kpc: argument " + quote(a) + " contains a NUL byte"}
-		}
-	}
-	return s.newProcess("Sampler.SpawnProcess", names, func(out *ckpc.Kp_process, h ckpc.Kp_sampler) int {
-		return ckpc.Kp_process_spawn(out, h, names, argv)
-	})
+	return s.spawnProcess("Sampler.SpawnProcess", ProcessOptions{}, argv, names)
 }
 
 // newProcess runs one kp_process_* constructor and wraps its handle.
@@ -207,7 +201,15 @@ func (p *Process) call(op string, f func(ckpc.Kp_process) int) error {
 	return callChecked(func() int { return f(p.h) })
 }
 
-// Pid returns the counted process's id (this program's own for CountProcess).
+// callRead is call for the reads and EventStatus, which take turns on readMu.
+func (p *Process) callRead(op string, f func(ckpc.Kp_process) int) error {
+	p.readMu.Lock()
+	defer p.readMu.Unlock()
+	return p.call(op, f)
+}
+
+// Pid returns the counted process's id (this program's own for CountProcess; -1 for
+// CountSystemWide).
 func (p *Process) Pid() int { return p.pid }
 
 // Events returns copies of the counted events, in the order given (the order of Read's
@@ -245,12 +247,13 @@ func (p *Process) Stop() error {
 
 // Read returns the running totals, in the order the events were given (kp_process_read),
 // while the process runs and after it has ended (they then stay as they were at its end).
+// An event not counted (ProcessOptions.Partial; see EventStatus) reads 0.
 //
 // Errors: ErrState (sampler released; recount before Wait), ErrPermission (recount:
 // another user's process), ErrKernel; an error wrapping ErrClosed after Close.
 func (p *Process) Read() ([]uint64, error) {
 	values := make([]uint64, len(p.events))
-	if err := p.call("Process.Read", func(h ckpc.Kp_process) int {
+	if err := p.callRead("Process.Read", func(h ckpc.Kp_process) int {
 		return ckpc.Kp_process_read(h, values, int64(len(values)))
 	}); err != nil {
 		return nil, err
@@ -264,7 +267,7 @@ func (p *Process) ReadFull() (ProcessSample, error) {
 	n := len(p.events)
 	values, complete := make([]uint64, n), make([]byte, n)
 	enabled, running := make([]uint64, n), make([]uint64, n)
-	if err := p.call("Process.ReadFull", func(h ckpc.Kp_process) int {
+	if err := p.callRead("Process.ReadFull", func(h ckpc.Kp_process) int {
 		return readFull(h.Swigcptr(), values, complete, enabled, running)
 	}); err != nil {
 		return ProcessSample{}, err

@@ -3,7 +3,8 @@ package kpc
 // Process.ReadFull calls kp_process_read_full through cgo written by hand: its per-event
 // time arrays share their parameter names with kp_thread_sample_full's single values, so
 // the SWIG typemaps of bindings/swig/go/kpc_go.i would give them the wrong shape there, and
-// kpc_go.i leaves the function out of internal/ckpc.
+// kpc_go.i leaves the function out of internal/ckpc. Process.EventStatus likewise: its
+// reason is borrowed C text that is copied here, under the Process's lock.
 
 /*
 #cgo pkg-config: kpc
@@ -13,6 +14,11 @@ package kpc
 static inline int kpgo_process_read_full(uintptr_t p, uint64_t *values, uint8_t *complete,
                                          size_t count, uint64_t *enabled, uint64_t *running) {
 	return kp_process_read_full((kp_process_t *)p, values, complete, count, enabled, running);
+}
+
+static inline int kpgo_process_event_status(uintptr_t p, size_t index, int *status,
+                                            const char **reason) {
+	return kp_process_event_status((const kp_process_t *)p, index, status, reason);
 }
 */
 import "C"
@@ -24,4 +30,16 @@ func readFull(h uintptr, values []uint64, complete []byte, enabled, running []ui
 	return int(C.kpgo_process_read_full(C.uintptr_t(h),
 		(*C.uint64_t)(&values[0]), (*C.uint8_t)(&complete[0]), C.size_t(len(values)),
 		(*C.uint64_t)(&enabled[0]), (*C.uint64_t)(&running[0])))
+}
+
+// eventStatus runs kp_process_event_status on handle h for event i and returns its return
+// code, the event's status and a copy of its reason ("" when counted or on failure).
+func eventStatus(h uintptr, i int) (rc, status int, reason string) {
+	var st C.int
+	var why *C.char
+	rc = int(C.kpgo_process_event_status(C.uintptr_t(h), C.size_t(i), &st, &why))
+	if rc == 0 && why != nil {
+		reason = C.GoString(why)
+	}
+	return rc, int(st), reason
 }

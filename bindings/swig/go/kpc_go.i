@@ -17,6 +17,7 @@
  *   const char *const *events, size_t count                         -> []string
  *   const char *const *argv (kp_process_spawn, NULL-terminated)      -> []string
  *   int *exit_code, int *term_signal (kp_process_wait)               -> *int32
+ *   const int32_t *groups (kpgo_process_spawn_ex)                   -> []int32
  *   uint64_t *values, uint8_t *complete (kp_thread_sample[_full])   -> []uint64, []byte
  *   uint64_t *time_enabled_ns, uint64_t *time_running_ns            -> *uint64
  * None of them makes C keep a Go pointer beyond the call.
@@ -181,6 +182,30 @@ static int kpgo_unpack(const char *packed, size_t len, char **copy, const char *
  * calls it through hand-written cgo (bindings/go/process_cgo.go) instead. */
 %ignore kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
 
+/* Go reaches the rest of kpc/process.h otherwise, whatever ../kpc.i allow-lists for the
+ * other languages: spawn and attach with options through the kpgo_process_*_ex helpers
+ * below (Go cannot build kp_process_options_t), and the per-event status and per-thread
+ * reads through hand-written cgo (bindings/go/process_cgo.go), which copies the borrowed
+ * reason text and fills the per-thread buffers directly. */
+%ignore kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, const char *const *argv, const kp_process_options_t *options);
+%ignore kp_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, int32_t pid, const kp_process_options_t *options);
+%ignore kp_process_options_init(kp_process_options_t *opts, unsigned int version);
+%ignore kp_process_event_status(const kp_process_t *p, size_t index, int *status, const char **reason);
+%ignore kp_process_thread_count(const kp_process_t *p);
+%ignore kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t *values, uint8_t *complete, size_t count);
+
+/* The groups of kpgo_process_spawn_ex / kpgo_process_attach_ex: []int32 reaching C as a
+ * pointer to its first element, NULL for an empty slice (no groups). The idiomatic package
+ * passes one entry per event or none, as kp_process_options_t::groups requires. */
+%typemap(gotype) const int32_t *groups "[]int32"
+%typemap(imtype) const int32_t *groups "*int32"
+%typemap(goin) const int32_t *groups %{
+	if len($input) > 0 {
+		$result = &$input[0]
+	}
+%}
+%typemap(in) const int32_t *groups %{ $1 = ($1_ltype)$input; %}
+
 %include "../kpc.i"
 
 /* ---- Go-only helpers (not filtered by the allow-list) ----------------------------------- */
@@ -201,5 +226,32 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
   opts.kperf_path = (kperf_path && kperf_path[0]) ? kperf_path : NULL;
   opts.kperfdata_path = (kperfdata_path && kperfdata_path[0]) ? kperfdata_path : NULL;
   return kp_sampler_new(out, &opts);
+}
+%}
+
+%{
+/* kp_process_options_t from kpgo_process_*_ex's arguments: partial != 0 sets
+ * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code. */
+static int kpgo_process_options(kp_process_options_t *opts, int partial, const int32_t *groups) {
+  int rc = kp_process_options_init(opts, KP_PROCESS_OPTIONS_VERSION);
+  opts->flags = partial ? KP_PROCESS_PARTIAL : 0u;
+  opts->groups = groups;
+  return rc;
+}
+%}
+%inline %{
+/* kp_process_spawn_ex with the options spelled out (see kpgo_process_options). Same return
+ * codes as kp_process_spawn_ex. */
+int kpgo_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                          size_t count, const char *const *argv, int partial,
+                          const int32_t *groups) {
+  kp_process_options_t opts;
+  int rc = kpgo_process_options(&opts, partial, groups);
+  if (rc != KP_OK) {
+    if (out)
+      *out = NULL;
+    return rc;
+  }
+  return kp_process_spawn_ex(out, s, events, count, argv, &opts);
 }
 %}

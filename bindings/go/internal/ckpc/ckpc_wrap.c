@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__ckpc_071dbdebb25245f4(const char*);
+  void cgo_panic__ckpc_841ae388ed2f32b8(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__ckpc_071dbdebb25245f4(p);
+  cgo_panic__ckpc_841ae388ed2f32b8(p);
 }
 
 
@@ -247,11 +247,37 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
   return kp_sampler_new(out, &opts);
 }
 
+
+/* kp_process_options_t from kpgo_process_*_ex's arguments: partial != 0 sets
+ * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code. */
+static int kpgo_process_options(kp_process_options_t *opts, int partial, const int32_t *groups) {
+  int rc = kp_process_options_init(opts, KP_PROCESS_OPTIONS_VERSION);
+  opts->flags = partial ? KP_PROCESS_PARTIAL : 0u;
+  opts->groups = groups;
+  return rc;
+}
+
+
+/* kp_process_spawn_ex with the options spelled out (see kpgo_process_options). Same return
+ * codes as kp_process_spawn_ex. */
+int kpgo_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                          size_t count, const char *const *argv, int partial,
+                          const int32_t *groups) {
+  kp_process_options_t opts;
+  int rc = kpgo_process_options(&opts, partial, groups);
+  if (rc != KP_OK) {
+    if (out)
+      *out = NULL;
+    return rc;
+  }
+  return kp_process_spawn_ex(out, s, events, count, argv, &opts);
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_ckpc_071dbdebb25245f4(void *_swig_go_0) {
+void _wrap_Swig_free_ckpc_841ae388ed2f32b8(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -261,7 +287,7 @@ void _wrap_Swig_free_ckpc_071dbdebb25245f4(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -274,7 +300,7 @@ void *_wrap_Swig_malloc_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_kp_version_number_ckpc_071dbdebb25245f4() {
+intgo _wrap_kp_version_number_ckpc_841ae388ed2f32b8() {
   int result;
   intgo _swig_go_result;
   
@@ -285,7 +311,7 @@ intgo _wrap_kp_version_number_ckpc_071dbdebb25245f4() {
 }
 
 
-_gostring_ _wrap_kp_version_string_ckpc_071dbdebb25245f4() {
+_gostring_ _wrap_kp_version_string_ckpc_841ae388ed2f32b8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -296,7 +322,7 @@ _gostring_ _wrap_kp_version_string_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_OK_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_OK_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -308,7 +334,7 @@ intgo _wrap_KP_OK_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ERROR_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ERROR_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -320,7 +346,7 @@ intgo _wrap_KP_ERROR_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EINVAL_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EINVAL_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -332,7 +358,7 @@ intgo _wrap_KP_EINVAL_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ENOMEM_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ENOMEM_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -344,7 +370,7 @@ intgo _wrap_KP_ENOMEM_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ELOAD_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ELOAD_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -356,7 +382,7 @@ intgo _wrap_KP_ELOAD_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EPERM_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EPERM_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -368,7 +394,7 @@ intgo _wrap_KP_EPERM_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EBUSY_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EBUSY_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -380,7 +406,7 @@ intgo _wrap_KP_EBUSY_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EUNSUPPORTED_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EUNSUPPORTED_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -392,7 +418,7 @@ intgo _wrap_KP_EUNSUPPORTED_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -404,7 +430,7 @@ intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EUNAVAILABLE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EUNAVAILABLE_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -416,7 +442,7 @@ intgo _wrap_KP_EUNAVAILABLE_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ECONFLICT_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ECONFLICT_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -428,7 +454,7 @@ intgo _wrap_KP_ECONFLICT_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EWRONG_THREAD_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EWRONG_THREAD_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -440,7 +466,7 @@ intgo _wrap_KP_EWRONG_THREAD_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ESTATE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ESTATE_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -452,7 +478,7 @@ intgo _wrap_KP_ESTATE_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_ELAYOUT_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_ELAYOUT_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -464,7 +490,7 @@ intgo _wrap_KP_ELAYOUT_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EFRAMEWORK_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EFRAMEWORK_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -476,7 +502,7 @@ intgo _wrap_KP_EFRAMEWORK_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EKERNEL_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EKERNEL_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -488,7 +514,7 @@ intgo _wrap_KP_EKERNEL_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EBUFSIZE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EBUFSIZE_ckpc_841ae388ed2f32b8() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -500,7 +526,7 @@ intgo _wrap_KP_EBUFSIZE_ckpc_071dbdebb25245f4() {
 }
 
 
-_gostring_ _wrap_kp_strerror_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
+_gostring_ _wrap_kp_strerror_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -513,7 +539,7 @@ _gostring_ _wrap_kp_strerror_ckpc_071dbdebb25245f4(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_kp_error_last_message_ckpc_071dbdebb25245f4() {
+_gostring_ _wrap_kp_error_last_message_ckpc_841ae388ed2f32b8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -524,7 +550,7 @@ _gostring_ _wrap_kp_error_last_message_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_kp_error_last_status_ckpc_071dbdebb25245f4() {
+intgo _wrap_kp_error_last_status_ckpc_841ae388ed2f32b8() {
   int result;
   intgo _swig_go_result;
   
@@ -535,7 +561,7 @@ intgo _wrap_kp_error_last_status_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_kp_error_last_os_code_ckpc_071dbdebb25245f4() {
+intgo _wrap_kp_error_last_os_code_ckpc_841ae388ed2f32b8() {
   int result;
   intgo _swig_go_result;
   
@@ -546,13 +572,13 @@ intgo _wrap_kp_error_last_os_code_ckpc_071dbdebb25245f4() {
 }
 
 
-void _wrap_kp_error_clear_ckpc_071dbdebb25245f4() {
+void _wrap_kp_error_clear_ckpc_841ae388ed2f32b8() {
   kp_error_clear();
   
 }
 
 
-intgo _wrap_KP_EVENT_FIXED_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EVENT_FIXED_ckpc_841ae388ed2f32b8() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -564,7 +590,7 @@ intgo _wrap_KP_EVENT_FIXED_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_841ae388ed2f32b8() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -576,7 +602,7 @@ intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_EVENT_SOFTWARE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_EVENT_SOFTWARE_ckpc_841ae388ed2f32b8() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -588,7 +614,7 @@ intgo _wrap_KP_EVENT_SOFTWARE_ckpc_071dbdebb25245f4() {
 }
 
 
-_gostring_ _wrap_kp_event_name_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_name_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -601,7 +627,7 @@ _gostring_ _wrap_kp_event_name_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0
 }
 
 
-_gostring_ _wrap_kp_event_native_name_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_native_name_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -614,7 +640,7 @@ _gostring_ _wrap_kp_event_native_name_ckpc_071dbdebb25245f4(struct kp_event *_sw
 }
 
 
-_gostring_ _wrap_kp_event_description_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_description_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -627,7 +653,7 @@ _gostring_ _wrap_kp_event_description_ckpc_071dbdebb25245f4(struct kp_event *_sw
 }
 
 
-intgo _wrap_kp_event_kind_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_kind_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -640,7 +666,7 @@ intgo _wrap_kp_event_kind_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_event_is_generic_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_generic_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -653,7 +679,7 @@ intgo _wrap_kp_event_is_generic_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_
 }
 
 
-intgo _wrap_kp_event_is_available_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_available_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -666,7 +692,7 @@ intgo _wrap_kp_event_is_available_ckpc_071dbdebb25245f4(struct kp_event *_swig_g
 }
 
 
-_gostring_ _wrap_kp_event_unavailable_reason_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_unavailable_reason_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -679,7 +705,7 @@ _gostring_ _wrap_kp_event_unavailable_reason_ckpc_071dbdebb25245f4(struct kp_eve
 }
 
 
-_gostring_ _wrap_kp_event_alias_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_alias_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -692,7 +718,7 @@ _gostring_ _wrap_kp_event_alias_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_
 }
 
 
-_gostring_ _wrap_kp_event_errata_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_errata_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -705,7 +731,7 @@ _gostring_ _wrap_kp_event_errata_ckpc_071dbdebb25245f4(struct kp_event *_swig_go
 }
 
 
-_gostring_ _wrap_kp_event_fallback_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_fallback_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -718,7 +744,7 @@ _gostring_ _wrap_kp_event_fallback_ckpc_071dbdebb25245f4(struct kp_event *_swig_
 }
 
 
-intgo _wrap_kp_event_counters_mask_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_counters_mask_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -731,7 +757,7 @@ intgo _wrap_kp_event_counters_mask_ckpc_071dbdebb25245f4(struct kp_event *_swig_
 }
 
 
-long long _wrap_kp_event_selector_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+long long _wrap_kp_event_selector_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -744,7 +770,7 @@ long long _wrap_kp_event_selector_ckpc_071dbdebb25245f4(struct kp_event *_swig_g
 }
 
 
-intgo _wrap_kp_event_fixed_counter_ckpc_071dbdebb25245f4(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_fixed_counter_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -757,7 +783,7 @@ intgo _wrap_kp_event_fixed_counter_ckpc_071dbdebb25245f4(struct kp_event *_swig_
 }
 
 
-intgo _wrap_KP_BACKEND_AUTO_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_BACKEND_AUTO_ckpc_841ae388ed2f32b8() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -769,7 +795,7 @@ intgo _wrap_KP_BACKEND_AUTO_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_BACKEND_KPERF_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_BACKEND_KPERF_ckpc_841ae388ed2f32b8() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -781,7 +807,7 @@ intgo _wrap_KP_BACKEND_KPERF_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_841ae388ed2f32b8() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -793,7 +819,7 @@ intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_BACKEND_RECOUNT_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_BACKEND_RECOUNT_ckpc_841ae388ed2f32b8() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -805,7 +831,7 @@ intgo _wrap_KP_BACKEND_RECOUNT_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_kp_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
+intgo _wrap_kp_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   kp_sampler_options_t *arg2 = (kp_sampler_options_t *) 0 ;
   int result;
@@ -820,7 +846,7 @@ intgo _wrap_kp_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, stru
 }
 
 
-void _wrap_kp_sampler_free_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+void _wrap_kp_sampler_free_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   
   arg1 = *(kp_sampler_t **)&_swig_go_0; 
@@ -830,7 +856,7 @@ void _wrap_kp_sampler_free_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_sampler_release_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_release_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -843,7 +869,7 @@ intgo _wrap_kp_sampler_release_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go
 }
 
 
-intgo _wrap_kp_sampler_backend_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_backend_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -856,7 +882,7 @@ intgo _wrap_kp_sampler_backend_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -869,7 +895,7 @@ _gostring_ _wrap_kp_sampler_backend_name_ckpc_071dbdebb25245f4(struct kp_sampler
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_reason_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_reason_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -882,7 +908,7 @@ _gostring_ _wrap_kp_sampler_backend_reason_ckpc_071dbdebb25245f4(struct kp_sampl
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_id_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_id_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -895,7 +921,7 @@ _gostring_ _wrap_kp_sampler_cpu_id_ckpc_071dbdebb25245f4(struct kp_sampler *_swi
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -908,7 +934,7 @@ _gostring_ _wrap_kp_sampler_cpu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_s
 }
 
 
-_gostring_ _wrap_kp_sampler_pmu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_pmu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -921,7 +947,7 @@ _gostring_ _wrap_kp_sampler_pmu_name_ckpc_071dbdebb25245f4(struct kp_sampler *_s
 }
 
 
-intgo _wrap_kp_sampler_counter_count_ckpc_071dbdebb25245f4(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
+intgo _wrap_kp_sampler_counter_count_ckpc_841ae388ed2f32b8(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
   uint32_t *arg1 = (uint32_t *) 0 ;
   uint32_t *arg2 = (uint32_t *) 0 ;
   kp_sampler_t *arg3 = (kp_sampler_t *) 0 ;
@@ -938,7 +964,7 @@ intgo _wrap_kp_sampler_counter_count_ckpc_071dbdebb25245f4(int *_swig_go_0, int 
 }
 
 
-intgo _wrap_kp_sampler_access_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_access_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -951,7 +977,7 @@ intgo _wrap_kp_sampler_access_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_
 }
 
 
-long long _wrap_kp_sampler_event_count_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0) {
+long long _wrap_kp_sampler_event_count_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -964,7 +990,7 @@ long long _wrap_kp_sampler_event_count_ckpc_071dbdebb25245f4(struct kp_sampler *
 }
 
 
-struct kp_event *_wrap_kp_sampler_event_at_ckpc_071dbdebb25245f4(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_sampler_event_at_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -979,7 +1005,7 @@ struct kp_event *_wrap_kp_sampler_event_at_ckpc_071dbdebb25245f4(struct kp_sampl
 }
 
 
-intgo _wrap_kp_sampler_event_find_ckpc_071dbdebb25245f4(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_sampler_event_find_ckpc_841ae388ed2f32b8(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_event_t **arg1 = (kp_event_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1001,7 +1027,7 @@ intgo _wrap_kp_sampler_event_find_ckpc_071dbdebb25245f4(kp_event_t **_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_new_ckpc_071dbdebb25245f4(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_thread_new_ckpc_841ae388ed2f32b8(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_thread_t **arg1 = (kp_thread_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1029,7 +1055,7 @@ intgo _wrap_kp_thread_new_ckpc_071dbdebb25245f4(kp_thread_t **_swig_go_0, struct
 }
 
 
-void _wrap_kp_thread_free_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
+void _wrap_kp_thread_free_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   
   arg1 = *(kp_thread_t **)&_swig_go_0; 
@@ -1039,7 +1065,7 @@ void _wrap_kp_thread_free_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_start_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_start_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1052,7 +1078,7 @@ intgo _wrap_kp_thread_start_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_thread_stop_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_stop_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1065,7 +1091,7 @@ intgo _wrap_kp_thread_stop_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_sample_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_thread_sample_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1082,7 +1108,7 @@ intgo _wrap_kp_thread_sample_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_sample_full_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
+intgo _wrap_kp_thread_sample_full_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint8_t *arg3 = (uint8_t *) 0 ;
@@ -1105,7 +1131,7 @@ intgo _wrap_kp_thread_sample_full_ckpc_071dbdebb25245f4(struct kp_thread *_swig_
 }
 
 
-intgo _wrap_kp_thread_calibrate_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_kp_thread_calibrate_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1124,7 +1150,7 @@ intgo _wrap_kp_thread_calibrate_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go
 }
 
 
-intgo _wrap_kp_thread_is_running_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_is_running_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1137,7 +1163,7 @@ intgo _wrap_kp_thread_is_running_ckpc_071dbdebb25245f4(struct kp_thread *_swig_g
 }
 
 
-long long _wrap_kp_thread_event_count_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0) {
+long long _wrap_kp_thread_event_count_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1150,7 +1176,7 @@ long long _wrap_kp_thread_event_count_ckpc_071dbdebb25245f4(struct kp_thread *_s
 }
 
 
-struct kp_event *_wrap_kp_thread_event_at_ckpc_071dbdebb25245f4(struct kp_thread *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_thread_event_at_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long _swig_go_1) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1165,7 +1191,7 @@ struct kp_event *_wrap_kp_thread_event_at_ckpc_071dbdebb25245f4(struct kp_thread
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_841ae388ed2f32b8() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1177,7 +1203,7 @@ intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_841ae388ed2f32b8() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1189,7 +1215,7 @@ intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_071dbdebb25245f4() {
+intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_841ae388ed2f32b8() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1201,7 +1227,7 @@ intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_071dbdebb25245f4() {
 }
 
 
-intgo _wrap_kp_process_spawn_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_kp_process_spawn_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_process_t **arg1 = (kp_process_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1242,7 +1268,7 @@ intgo _wrap_kp_process_spawn_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, st
 }
 
 
-intgo _wrap_kp_process_attach_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_kp_process_attach_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   kp_process_t **arg1 = (kp_process_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1272,7 +1298,7 @@ intgo _wrap_kp_process_attach_ckpc_071dbdebb25245f4(kp_process_t **_swig_go_0, s
 }
 
 
-void _wrap_kp_process_free_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+void _wrap_kp_process_free_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   
   arg1 = *(kp_process_t **)&_swig_go_0; 
@@ -1282,7 +1308,7 @@ void _wrap_kp_process_free_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_process_start_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_start_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1295,7 +1321,7 @@ intgo _wrap_kp_process_start_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0
 }
 
 
-intgo _wrap_kp_process_stop_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_stop_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1308,7 +1334,7 @@ intgo _wrap_kp_process_stop_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0)
 }
 
 
-intgo _wrap_kp_process_is_counting_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_is_counting_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1321,7 +1347,7 @@ intgo _wrap_kp_process_is_counting_ckpc_071dbdebb25245f4(struct kp_process *_swi
 }
 
 
-intgo _wrap_kp_process_read_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_process_read_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1338,7 +1364,7 @@ intgo _wrap_kp_process_read_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0,
 }
 
 
-intgo _wrap_kp_process_wait_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, int *_swig_go_1, int *_swig_go_2) {
+intgo _wrap_kp_process_wait_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, int *_swig_go_1, int *_swig_go_2) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1355,7 +1381,7 @@ intgo _wrap_kp_process_wait_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0,
 }
 
 
-intgo _wrap_kp_process_pid_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_pid_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1368,7 +1394,7 @@ intgo _wrap_kp_process_pid_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) 
 }
 
 
-long long _wrap_kp_process_event_count_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0) {
+long long _wrap_kp_process_event_count_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1381,7 +1407,7 @@ long long _wrap_kp_process_event_count_ckpc_071dbdebb25245f4(struct kp_process *
 }
 
 
-struct kp_event *_wrap_kp_process_event_at_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_process_event_at_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long _swig_go_1) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1396,7 +1422,7 @@ struct kp_event *_wrap_kp_process_event_at_ckpc_071dbdebb25245f4(struct kp_proce
 }
 
 
-intgo _wrap_kp_process_event_scope_ckpc_071dbdebb25245f4(struct kp_process *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_kp_process_event_scope_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long _swig_go_1) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t arg2 ;
   int result;
@@ -1411,7 +1437,7 @@ intgo _wrap_kp_process_event_scope_ckpc_071dbdebb25245f4(struct kp_process *_swi
 }
 
 
-intgo _wrap_kpgo_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_kpgo_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1436,6 +1462,51 @@ intgo _wrap_kpgo_sampler_new_ckpc_071dbdebb25245f4(kp_sampler_t **_swig_go_0, in
   _swig_go_result = result; 
   free(arg3); 
   free(arg4); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kpgo_process_spawn_ex_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, int *_swig_go_5) {
+  kp_process_t **arg1 = (kp_process_t **) 0 ;
+  kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
+  char **arg3 = (char **) 0 ;
+  size_t arg4 ;
+  char **arg5 = (char **) 0 ;
+  int arg6 ;
+  int32_t *arg7 = (int32_t *) 0 ;
+  char *kpgo_copy3 = NULL ;
+  char const **kpgo_names3 = NULL ;
+  char *kpgo_copy5 = NULL ;
+  char const **kpgo_list5 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (kp_process_t **)_swig_go_0; 
+  arg2 = *(kp_sampler_t **)&_swig_go_1; 
+  {
+    if (kpgo_unpack(_swig_go_2.p, (size_t)_swig_go_2.n, &kpgo_copy3, &kpgo_names3, &arg4) != 0)
+    _swig_gopanic("kpgo_process_spawn_ex: out of memory copying the event names");
+    arg3 = (char **)kpgo_names3;
+  }
+  {
+    size_t kpgo_count;
+    if (kpgo_unpack(_swig_go_3.p, (size_t)_swig_go_3.n, &kpgo_copy5, &kpgo_list5, &kpgo_count) != 0)
+    _swig_gopanic("kpgo_process_spawn_ex: out of memory copying the command");
+    arg5 = (char **)kpgo_list5;
+  }
+  arg6 = (int)_swig_go_4; 
+  arg7 = (int32_t *)_swig_go_5; 
+  
+  result = (int)kpgo_process_spawn_ex(arg1,arg2,(char const *const *)arg3,arg4,(char const *const *)arg5,arg6,(int const *)arg7);
+  _swig_go_result = result; 
+  {
+    free(kpgo_copy3);
+    free((void *)kpgo_names3);
+  }
+  {
+    free(kpgo_copy5);
+    free((void *)kpgo_list5);
+  }
   return _swig_go_result;
 }
 
