@@ -121,7 +121,7 @@ KP_API int kp_process_spawn(kp_process_t **out, kp_sampler_t *s, const char *con
 #define KP_PROCESS_OPTIONS_VERSION 1
 
 /**
- * Options for kp_process_spawn_ex(). Initialise with kp_process_options_init(), then set
+ * Options for kp_process_spawn_ex() and kp_process_attach_ex(). Initialise with kp_process_options_init(), then set
  * the fields you need. Not retained: read during the call only.
  */
 typedef struct kp_process_options {
@@ -195,6 +195,57 @@ KP_API int kp_process_event_status(const kp_process_t *p, size_t index, int *sta
  */
 KP_API int kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events,
                              size_t count, int32_t pid);
+
+/** kp_process_attach_ex() pid: count every CPU, whatever runs on it (system-wide). */
+#define KP_PROCESS_SYSTEM_WIDE (-1)
+
+/**
+ * kp_process_attach() with options (NULL: none), and one more target: system-wide.
+ *  - KP_PROCESS_PARTIAL and groups: as kp_process_spawn_ex(). Linux: a group is one
+ *    perf_event group per counted thread (or per CPU).
+ *  - pid KP_PROCESS_SYSTEM_WIDE (-1): every event counts on every CPU, whatever runs
+ *    there, from now on; every event is KP_PROCESS_SCOPE_SYSTEM. kp_process_pid() is -1;
+ *    kp_process_wait() is KP_ESTATE; kp_process_thread_count() is 0.
+ *    - Linux: one counter per online CPU and event (an event of a PMU that covers only some
+ *      CPUs, e.g. a hybrid core type or an uncore PMU, on those CPUs). The kernel allows it
+ *      with kernel.perf_event_paranoid <= 0, or to a process with CAP_PERFMON (Linux 5.8+)
+ *      or CAP_SYS_ADMIN (root); otherwise KP_EPERM, whose message names the setting.
+ *      CPUs brought online later are not counted.
+ *    - Apple kperf: every counter on every CPU (what kperf counts anyway), root as always.
+ *    - Apple recount: KP_EUNSUPPORTED (macOS gives an unprivileged process only per-process
+ *      totals; use the kperf backend as root).
+ * @return as kp_process_attach(), plus KP_EINVAL for a pid below -1, for options with an
+ *   unknown version or flags, or a group number below -1.
+ * Thread rules, ownership and cleanup as kp_process_attach().
+ */
+KP_API int kp_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                                size_t count, int32_t pid, const kp_process_options_t *options);
+
+/**
+ * Number of per-thread counters the handle has, for kp_process_read_thread(). Fixed when
+ * the handle is made:
+ *  - Linux, an attached process: one per thread it had at the attach;
+ *  - Linux, a spawned command: 1, its first thread (which every thread of it descends from);
+ *  - 0 system-wide, and on Apple (macOS has no per-thread counts of another process).
+ * Thread-safe; sets no error. 0 if p is NULL.
+ */
+KP_API size_t kp_process_thread_count(const kp_process_t *p);
+
+/**
+ * The totals of per-thread counter @p index: what that thread counted, plus the threads and
+ * processes it created while counted (the kernel adds an inherited counter to its parent's,
+ * as `perf stat --per-thread` shows). A thread that has ended keeps its final totals. The
+ * rows add up to kp_process_read() for events counted on every thread.
+ * @param p the handle. @param index 0 to kp_process_thread_count(p) - 1.
+ * @param[out] tid optional: the thread's id (Linux gettid()).
+ * @param values caller buffer of @p count elements; @param complete optional, likewise:
+ *   as kp_process_read_full(). An event not counted (KP_PROCESS_PARTIAL) reads 0, complete 0.
+ * @param count size of the buffers in elements, at least kp_process_event_count(p).
+ * @return KP_OK; KP_EINVAL (NULL p or values, or @p index out of range); KP_EBUFSIZE;
+ *   KP_ESTATE (sampler released); KP_EKERNEL. Thread rules as kp_process_read(). Allocates.
+ */
+KP_API int kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t *values,
+                                  uint8_t *complete, size_t count);
 
 /**
  * Destructor: stops counting and releases every counter and file descriptor of the handle.

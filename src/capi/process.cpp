@@ -54,6 +54,30 @@ std::vector<std::string> command_args(const char *fn, const char *const *argv) {
     return args;
 }
 
+// kp_process_options_t checked and copied (NULL: the defaults).
+kpc::ProcessOptions process_options(const char *fn, const kp_process_options_t *options,
+                                    size_t count) {
+    const std::string f = fn;
+    kpc::ProcessOptions o;
+    if (!options) return o;
+    if (options->version != KP_PROCESS_OPTIONS_VERSION)
+        fail(KP_EINVAL, f + ": options version " + std::to_string(options->version) +
+                            " is not one this library knows; set KP_PROCESS_OPTIONS_VERSION");
+    if (options->flags & ~KP_PROCESS_PARTIAL)
+        fail(KP_EINVAL, f + ": unknown flags " + std::to_string(options->flags) +
+                            "; the only flag is KP_PROCESS_PARTIAL");
+    o.partial = (options->flags & KP_PROCESS_PARTIAL) != 0;
+    if (options->groups)
+        for (size_t i = 0; i < count; ++i) {
+            if (options->groups[i] < -1)
+                fail(KP_EINVAL, f + ": groups[" + std::to_string(i) + "] is " +
+                                    std::to_string(options->groups[i]) +
+                                    "; give a group number >= 0, or -1 for none");
+            o.groups.push_back(options->groups[i]);
+        }
+    return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -90,22 +114,7 @@ int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *
     if (out) *out = nullptr;
     return guarded([&] {
         std::vector<const kpc::Event *> set = resolve_events("kp_process_spawn_ex", out, s, events, count);
-        if (options->version != KP_PROCESS_OPTIONS_VERSION)
-            fail(KP_EINVAL, "kp_process_spawn_ex: options version " + std::to_string(options->version) +
-                                " is not one this library knows; set KP_PROCESS_OPTIONS_VERSION");
-        if (options->flags & ~KP_PROCESS_PARTIAL)
-            fail(KP_EINVAL, "kp_process_spawn_ex: unknown flags " + std::to_string(options->flags) +
-                                "; the only flag is KP_PROCESS_PARTIAL");
-        kpc::SpawnOptions o;
-        o.partial = (options->flags & KP_PROCESS_PARTIAL) != 0;
-        if (options->groups)
-            for (size_t i = 0; i < count; ++i) {
-                if (options->groups[i] < -1)
-                    fail(KP_EINVAL, "kp_process_spawn_ex: groups[" + std::to_string(i) + "] is " +
-                                        std::to_string(options->groups[i]) +
-                                        "; give a group number >= 0, or -1 for none");
-                o.groups.push_back(options->groups[i]);
-            }
+        kpc::ProcessOptions o = process_options("kp_process_spawn_ex", options, count);
         std::vector<std::string> args = command_args("kp_process_spawn_ex", argv);
         auto p = std::make_unique<kp_process>();
         p->impl = kpc::ProcessCounter::spawn(s->session, std::move(set), args, o);
@@ -117,14 +126,26 @@ int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *
 int kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count,
                       int32_t pid) {
     if (out) *out = nullptr;
+    if (pid == KP_PROCESS_SYSTEM_WIDE)  // kp_process_attach takes processes only
+        return record_error(KP_EINVAL, "kp_process_attach: pid is -1; give a process id, or 0 for "
+                                       "the calling process (system-wide: kp_process_attach_ex "
+                                       "with KP_PROCESS_SYSTEM_WIDE)");
+    return kp_process_attach_ex(out, s, events, count, pid, nullptr);
+}
+
+int kp_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                         size_t count, int32_t pid, const kp_process_options_t *options) {
+    if (out) *out = nullptr;
     return guarded([&] {
         std::vector<const kpc::Event *> set = resolve_events("kp_process_attach", out, s, events, count);
-        if (pid < 0)
+        if (pid < KP_PROCESS_SYSTEM_WIDE)
             fail(KP_EINVAL, "kp_process_attach: pid is " + std::to_string(pid) +
-                                "; give a process id, or 0 for the calling process");
+                                "; give a process id, 0 for the calling process, or "
+                                "KP_PROCESS_SYSTEM_WIDE (-1) for every CPU");
+        kpc::ProcessOptions o = process_options("kp_process_attach_ex", options, count);
         auto p = std::make_unique<kp_process>();
         p->impl = kpc::ProcessCounter::attach(s->session, std::move(set),
-                                              pid == 0 ? static_cast<int>(getpid()) : pid);
+                                              pid == 0 ? static_cast<int>(getpid()) : pid, o);
         *out = p.release();
         return KP_OK;
     });
@@ -170,6 +191,20 @@ int kp_process_wait(kp_process_t *p, int *exit_code, int *term_signal) {
         kpc::ProcessExit e = p->impl->wait();
         if (exit_code) *exit_code = e.exit_code;
         if (term_signal) *term_signal = e.term_signal;
+        return KP_OK;
+    });
+}
+
+size_t kp_process_thread_count(const kp_process_t *p) { return p ? p->impl->thread_count() : 0; }
+
+int kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t *values,
+                           uint8_t *complete, size_t count) {
+    if (!p) return record_error(KP_EINVAL, "kp_process_read_thread: process is NULL");
+    if (!values) return record_error(KP_EINVAL, "kp_process_read_thread: values is NULL");
+    return guarded([&] {
+        int id = 0;
+        p->impl->read_thread(index, id, values, complete, count);
+        if (tid) *tid = id;
         return KP_OK;
     });
 }

@@ -97,6 +97,10 @@ public:
     virtual bool can_pause() const { return false; }
     virtual void stop() {}
     virtual void start() {}
+    // Per-thread counters (kp_process_read_thread): how many, and one's counts with its
+    // thread id. Default: none (totals only).
+    virtual size_t thread_count() const { return 0; }
+    virtual std::vector<ProcessCount> read_thread(size_t index, int &tid);
 };
 
 class Backend {
@@ -136,10 +140,21 @@ public:
         return open_process(events, pid);
     }
     // Count `events` in the running process `pid` (its threads now, and the threads and
-    // processes they create from now on), starting now. Throws on any failure, for any
-    // event. Default: unsupported (defined in core/process_counter.cpp).
+    // processes they create from now on), starting now. Throws when nothing can be
+    // counted; may report refused events per event (require_all_events()). Default:
+    // unsupported (the defaults are defined in core/process_counter.cpp).
     virtual std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
                                                             int pid);
+    // attach_process with event groups, as open_process_grouped.
+    virtual std::unique_ptr<ProcessCounters> attach_process_grouped(
+        const std::vector<const Event *> &events, const std::vector<int> &groups, int pid) {
+        (void)groups;
+        return attach_process(events, pid);
+    }
+    // Count `events` on every CPU, whatever runs there, from now on (KP_PROCESS_SYSTEM_WIDE),
+    // with groups as open_process_grouped. Default: unsupported.
+    virtual std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
+                                                               const std::vector<int> &groups);
     // Give the counters back (kp_sampler_release / last handle gone). Idempotent. Throws
     // only after having done all it can.
     virtual void release() = 0;

@@ -13,6 +13,21 @@ std::unique_ptr<ProcessCounters> Backend::attach_process(const std::vector<const
                               "kp_process_spawn counts a command it starts");
 }
 
+std::unique_ptr<ProcessCounters> Backend::count_system_wide(const std::vector<const Event *> &,
+                                                            const std::vector<int> &) {
+    fail(KP_EUNSUPPORTED, std::string("the ") + name() +
+                              " backend cannot count every CPU (system-wide)" +
+                              (kind() == KP_BACKEND_RECOUNT
+                                   ? ": macOS gives an unprivileged process only per-process "
+                                     "totals; run as root to use the kperf backend"
+                                   : ""));
+}
+
+std::vector<ProcessCount> ProcessCounters::read_thread(size_t index, int &) {
+    fail(KP_EINVAL, "thread index " + std::to_string(index) +
+                        " is out of range: these counters have no per-thread counts");
+}
+
 namespace {
 
 // What a count covers, from where the backend says it comes from (ProcessCounters::source).
@@ -72,20 +87,25 @@ void ProcessCounter::finish_setup() {
     counting_.store(true, std::memory_order_release);
 }
 
+void ProcessCounter::countable(const ProcessOptions &options, std::vector<const Event *> &events,
+                               std::vector<int> &groups) const {
+    for (size_t i = 0; i < events_.size(); ++i) {
+        if (attached_[i] < 0) continue;
+        events.push_back(events_[i]);
+        groups.push_back(options.groups.empty() ? -1 : options.groups[i]);
+    }
+}
+
 std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> session,
                                                       std::vector<const Event *> events,
                                                       const std::vector<std::string> &argv,
-                                                      const SpawnOptions &options) {
+                                                      const ProcessOptions &options) {
     std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), std::move(events)));
     p->partial_ = options.partial;
     p->check_can_count();
     std::vector<const Event *> attach;
     std::vector<int> groups;
-    for (size_t i = 0; i < p->events_.size(); ++i) {
-        if (p->attached_[i] < 0) continue;
-        attach.push_back(p->events_[i]);
-        groups.push_back(options.groups.empty() ? -1 : options.groups[i]);
-    }
+    p->countable(options, attach, groups);
     p->child_ = std::make_unique<HeldChild>(argv);
     p->pid_ = p->child_->pid();
     Backend &backend = p->session_->backend();
@@ -101,12 +121,25 @@ std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> s
 }
 
 std::unique_ptr<ProcessCounter> ProcessCounter::attach(std::shared_ptr<Session> session,
-                                                       std::vector<const Event *> events,
-                                                       int pid) {
+                                                       std::vector<const Event *> events, int pid,
+                                                       const ProcessOptions &options) {
     std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), std::move(events)));
+    p->partial_ = options.partial;
     p->check_can_count();
     p->pid_ = pid;
-    p->counters_ = p->session_->backend().attach_process(p->events_, pid);
+    std::vector<const Event *> attach;
+    std::vector<int> groups;
+    p->countable(options, attach, groups);
+    Backend &backend = p->session_->backend();
+    if (attach.empty())  // partial, and every event unavailable: nothing to attach
+        fail(p->status_[0], "none of the events can be counted here; the first, '" +
+                                p->events_[0]->name + "': " + p->reasons_[0]);
+    if (pid == kSystemWide)
+        p->counters_ = backend.count_system_wide(attach, groups);
+    else
+        p->counters_ = options.groups.empty() ? backend.attach_process(attach, pid)
+                                              : backend.attach_process_grouped(attach, groups, pid);
+    if (!p->partial_) p->counters_->require_all_events();
     p->finish_setup();
     return p;
 }
@@ -134,20 +167,29 @@ void ProcessCounter::stop() {
     if (counters_) counters_->stop();
 }
 
-void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
-                          uint64_t *running_ns) {
-    std::lock_guard<std::mutex> lock(mu_);
+void ProcessCounter::check_buffers(size_t count, const char *fn) const {
     if (count < events_.size())
-        fail(KP_EBUFSIZE, "kp_process_read: the buffers hold " + std::to_string(count) +
+        fail(KP_EBUFSIZE, std::string(fn) + ": the buffers hold " + std::to_string(count) +
                               " elements, fewer than the handle's " +
                               std::to_string(events_.size()) + " events (kp_process_event_count)");
     if (session_->released()) released();
+}
+
+void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
+                          uint64_t *running_ns) {
+    std::lock_guard<std::mutex> lock(mu_);
+    check_buffers(count, "kp_process_read");
     if (counters_ && !counters_->reads_while_running() && !exited_)
         fail(KP_ESTATE, std::string("the ") + session_->backend().name() +
                             " backend reads the process's totals (" + counters_->source() +
                             ") once it has ended: call kp_process_wait first");
     std::vector<ProcessCount> counts;
     if (counters_) counts = counters_->read();
+    report(counts, values, complete, enabled_ns, running_ns);
+}
+
+void ProcessCounter::report(const std::vector<ProcessCount> &counts, uint64_t *values,
+                            uint8_t *complete, uint64_t *enabled_ns, uint64_t *running_ns) {
     if (!partial_)
         for (const ProcessCount &c : counts)
             if (!c.counted) fail(c.status, c.error);
@@ -169,6 +211,23 @@ void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uin
     }
 }
 
+size_t ProcessCounter::thread_count() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return counters_ ? counters_->thread_count() : 0;
+}
+
+void ProcessCounter::read_thread(size_t index, int &tid, uint64_t *values, uint8_t *complete,
+                                 size_t count) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t threads = counters_ ? counters_->thread_count() : 0;
+    if (index >= threads)
+        fail(KP_EINVAL, "kp_process_read_thread: index " + std::to_string(index) +
+                            " is out of range: the handle has " + std::to_string(threads) +
+                            " per-thread counters (kp_process_thread_count)");
+    check_buffers(count, "kp_process_read_thread");
+    report(counters_->read_thread(index, tid), values, complete, nullptr, nullptr);
+}
+
 bool ProcessCounter::status(size_t index, int &code, const char *&reason) const {
     std::lock_guard<std::mutex> lock(mu_);
     if (index >= status_.size()) return false;
@@ -180,6 +239,9 @@ bool ProcessCounter::status(size_t index, int &code, const char *&reason) const 
 ProcessExit ProcessCounter::wait() {
     {
         std::lock_guard<std::mutex> lock(mu_);
+        if (pid_ == kSystemWide)
+            fail(KP_ESTATE, "a system-wide handle (KP_PROCESS_SYSTEM_WIDE) counts no process of "
+                            "its own: there is nothing to wait for; stop or free it instead");
         if (!child_)
             fail(KP_ESTATE, "process " + std::to_string(pid_) +
                                 " was attached, not started by libkpc, so libkpc cannot wait "

@@ -16,8 +16,8 @@
 
 namespace kpc {
 
-// kp_process_spawn_ex's options, checked by the C shim.
-struct SpawnOptions {
+// kp_process_spawn_ex's and kp_process_attach_ex's options, checked by the C shim.
+struct ProcessOptions {
     // Events that cannot be counted are reported per event (status()) instead of failing.
     bool partial = false;
     std::vector<int> groups;  // per event: its group number, or -1; empty: no groups
@@ -30,10 +30,13 @@ public:
     static std::unique_ptr<ProcessCounter> spawn(std::shared_ptr<Session> session,
                                                  std::vector<const Event *> events,
                                                  const std::vector<std::string> &argv,
-                                                 const SpawnOptions &options = {});
-    // kp_process_attach: count running process `pid` (> 0) from now on. Throws kpc::Error.
+                                                 const ProcessOptions &options = {});
+    // kp_process_attach: count running process `pid` (> 0) from now on, or every CPU for
+    // kSystemWide. Throws kpc::Error.
+    static constexpr int kSystemWide = -1;
     static std::unique_ptr<ProcessCounter> attach(std::shared_ptr<Session> session,
-                                                  std::vector<const Event *> events, int pid);
+                                                  std::vector<const Event *> events, int pid,
+                                                  const ProcessOptions &options = {});
     // Closes the counters; a spawned child not yet waited for is killed and reaped.
     ~ProcessCounter();
     ProcessCounter(const ProcessCounter &) = delete;
@@ -46,6 +49,9 @@ public:
     // Throws kpc::Error (KP_EBUFSIZE, KP_ESTATE, the backend's per-event status).
     void read(uint64_t *values, uint8_t *complete, size_t count, uint64_t *enabled_ns,
               uint64_t *running_ns);
+    // kp_process_thread_count / kp_process_read_thread: per-thread totals, as read().
+    size_t thread_count() const;
+    void read_thread(size_t index, int &tid, uint64_t *values, uint8_t *complete, size_t count);
     // Waits for a spawned child without holding the handle's lock, then reaps it once.
     ProcessExit wait();
 
@@ -61,6 +67,13 @@ private:
     ProcessCounter(std::shared_ptr<Session> session, std::vector<const Event *> events);
     // Refuses a released session and events this machine cannot count, as kp_thread_new does.
     void check_can_count();
+    // The events check_can_count() let through, with their groups (-1 without groups).
+    void countable(const ProcessOptions &options, std::vector<const Event *> &events,
+                   std::vector<int> &groups) const;
+    // Per-event results of a read into the caller's buffers; updates status_ and scopes_.
+    void report(const std::vector<ProcessCount> &counts, uint64_t *values, uint8_t *complete,
+                uint64_t *enabled_ns, uint64_t *running_ns);
+    void check_buffers(size_t count, const char *fn) const;
     void finish_setup();  // scope, counting state
     [[noreturn]] void cannot_pause() const;
 

@@ -409,6 +409,13 @@ std::unique_ptr<ProcessCounters> KperfBackend::attach_process(const std::vector<
                                             program(events));
 }
 
+// kpc never multiplexes, so groups change nothing; every counter counts on every CPU.
+std::unique_ptr<ProcessCounters> KperfBackend::count_system_wide(const std::vector<const Event *> &events,
+                                                                 const std::vector<int> & /*groups*/) {
+    return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
+                                            program(events));
+}
+
 }  // namespace kpc::kperf
 
 namespace kpc {

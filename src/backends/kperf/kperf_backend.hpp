@@ -45,6 +45,8 @@ public:
     // kp_process_attach: every event system-wide (kpc cannot attach to another process).
     std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
                                                     int pid) override;
+    std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
+                                                       const std::vector<int> &groups) override;
     void release() override;
 
     const kp_kperf_api_t &api() const { return frameworks_.api(); }

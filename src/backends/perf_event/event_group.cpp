@@ -33,13 +33,13 @@ perf_event_attr make_attr(const Event &e) {
     return a;
 }
 
-int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags) {
-    int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, flags));
+int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags, int cpu) {
+    int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags));
     if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
         // perf_event_paranoid >= 2 forbids kernel-mode counts for unprivileged users;
         // software events still work user-only (docs/events.md says what that changes).
         attr.exclude_kernel = 1;
-        fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, -1, group_fd, flags));
+        fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags));
     }
     return fd;
 }

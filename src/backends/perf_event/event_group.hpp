@@ -18,8 +18,9 @@ constexpr size_t kMaxGroup = 32;
 perf_event_attr make_attr(const Event &e);
 bool is_hardware(const Event &e);
 // perf_event_open, retrying software events user-only when the paranoid level forbids
-// kernel counting. Returns the fd or -1 with errno set.
-int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags);
+// kernel counting. `cpu` -1: wherever `pid` runs; pid -1 and a cpu: everything on that CPU.
+// Returns the fd or -1 with errno set.
+int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags, int cpu = -1);
 
 // When the kernel refuses member `i` of a group with EINVAL: if an earlier hardware event
 // names another PMU (p-cycles with e-cycles on a hybrid CPU), the message that says so;

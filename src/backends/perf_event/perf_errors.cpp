@@ -58,7 +58,7 @@ int diagnose_open_error(int err, const std::string &event, bool hardware, bool i
             status = KP_ECONFLICT;
             why = "the kernel cannot schedule this group: the PMU has too few counters for "
                   "these hardware events together, or they count on different PMUs (a hybrid "
-                  "CPU's core types); count fewer events per kp_thread_t";
+                  "CPU's core types); split them into smaller groups (a kp_thread_t's events form one group)";
         } else {
             why = "the kernel rejected the event encoding (check the raw code or event name)";
         }

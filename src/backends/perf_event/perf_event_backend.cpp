@@ -128,6 +128,17 @@ public:
         return ProcessEvents::attach(events, pid);
     }
 
+    std::unique_ptr<ProcessCounters> attach_process_grouped(const std::vector<const Event *> &events,
+                                                            const std::vector<int> &groups,
+                                                            int pid) override {
+        return ProcessEvents::attach(events, pid, groups);
+    }
+
+    std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
+                                                       const std::vector<int> &groups) override {
+        return ProcessEvents::system_wide(events, groups);
+    }
+
     // perf_event counters are per-fd; nothing global to give back. kp_thread_t handles
     // refuse to start or sample after release and close their fds when freed.
     void release() override {}

@@ -2,6 +2,7 @@
 target_sources(kpc_objects PRIVATE
   backends/perf_event/core_type_events.cpp
   backends/perf_event/cpu_info.cpp
+  backends/perf_event/cpu_list.cpp
   backends/perf_event/event_group.cpp
   backends/perf_event/generic_map.cpp
   backends/perf_event/native_names.cpp
