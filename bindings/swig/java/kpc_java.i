@@ -73,6 +73,15 @@
 %ignore kp_process_read(kp_process_t *p, uint64_t *values, size_t count);
 %ignore kp_process_read_full(kp_process_t *p, uint64_t *values, uint8_t *complete, size_t count, uint64_t *time_enabled_ns, uint64_t *time_running_ns);
 %ignore kp_process_wait(kp_process_t *p, int *exit_code, int *term_signal);
+/* Options are built in C (kpj_process_options) and per-event status and per-thread reads go
+ * through %extend methods: these stay ignored even if ../kpc.i lists them for another
+ * language. */
+%ignore kp_process_options_init(kp_process_options_t *opts, unsigned int version);
+%ignore kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, const char *const *argv, const kp_process_options_t *options);
+%ignore kp_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events, size_t count, int32_t pid, const kp_process_options_t *options);
+%ignore kp_process_event_status(const kp_process_t *p, size_t index, int *status, const char **reason);
+%ignore kp_process_thread_count(const kp_process_t *p);
+%ignore kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t *values, uint8_t *complete, size_t count);
 /* Freed only by the handle classes' destructors (delete()), so Java code cannot double-free. */
 %ignore kp_sampler_free(kp_sampler_t *s);
 %ignore kp_thread_free(kp_thread_t *t);
@@ -127,6 +136,18 @@ static void kpj_throw(JNIEnv *jenv, int status) {
   if (exception)
     (*jenv)->Throw(jenv, (jthrowable)exception);
 }
+
+/* Options for kp_process_spawn_ex / kp_process_attach_ex: the library's defaults for this
+ * header's version, then KP_PROCESS_PARTIAL if partial is non-zero, and the groups (NULL:
+ * none). A failure is recorded as libkpc's last error, so the caller's NULL result throws it. */
+static const kp_process_options_t *kpj_process_options(kp_process_options_t *opts,
+                                                       int partial, const int32_t *groups) {
+  if (kp_process_options_init(opts, KP_PROCESS_OPTIONS_VERSION) != KP_OK)
+    return NULL;
+  opts->flags = partial ? KP_PROCESS_PARTIAL : 0u;
+  opts->groups = groups;
+  return opts;
+}
 %}
 
 /* A function returning a kp_status: negative means failure.
@@ -163,6 +184,11 @@ KPJ_CHECK_POINTER(kp_sampler::find)
 KPJ_CHECK_POINTER(kp_sampler::newCounters)
 KPJ_CHECK_POINTER(kp_sampler::spawnProcess)
 KPJ_CHECK_POINTER(kp_sampler::attachProcess)
+KPJ_CHECK_POINTER(kp_sampler::spawnProcessEx)
+KPJ_CHECK_POINTER(kp_sampler::attachProcessEx)
+KPJ_CHECK_POINTER(kp_sampler::attachSystemWide)
+KPJ_CHECK_POINTER(kp_process::eventStatus)
+KPJ_CHECK_STATUS(kp_process::readThreadInto)
 KPJ_CHECK_STATUS(kp_process_start)
 KPJ_CHECK_STATUS(kp_process_stop)
 KPJ_CHECK_STATUS(kp_process::readInto)
@@ -250,6 +276,51 @@ KPJ_CHECK_STATUS(kp_process::waitInto)
     (*jenv)->SetIntArrayRegion(jenv, $input, 0, 2, (const jint *)$1);
 }
 
+/* int[1] receiving one int out-parameter (an event's status, a thread's id). Copied only when
+ * the call did not throw (no exception pending), whatever the function returns. */
+%typemap(jni) int *kpj_out "jintArray"
+%typemap(jtype) int *kpj_out "int[]"
+%typemap(jstype) int *kpj_out "int[]"
+%typemap(javain) int *kpj_out "$javainput"
+%typemap(in) int *kpj_out ($*1_ltype buf) {
+  if (!$input || (*jenv)->GetArrayLength(jenv, $input) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "the out array must hold 1 element");
+    return $null;
+  }
+  buf = 0;
+  $1 = &buf;
+}
+%typemap(argout) int *kpj_out {
+  if (!(*jenv)->ExceptionCheck(jenv)) {
+    jint v = (jint)*$1;
+    (*jenv)->SetIntArrayRegion(jenv, $input, 0, 1, &v);
+  }
+}
+%apply int *kpj_out { int32_t *kpj_tid };
+
+/* int[] of event groups (kp_process_options_t::groups), or null for none. Copied into a
+ * buffer of KPJ_MAX_EVENTS entries that starts as -1 (no group), so libkpc never reads past
+ * it whatever the array's length; the Java layer checks that there is one per event. */
+%typemap(jni) (const int32_t *kpj_groups, size_t kpj_gcount) "jintArray"
+%typemap(jtype) (const int32_t *kpj_groups, size_t kpj_gcount) "int[]"
+%typemap(jstype) (const int32_t *kpj_groups, size_t kpj_gcount) "int[]"
+%typemap(javain) (const int32_t *kpj_groups, size_t kpj_gcount) "$javainput"
+%typemap(in) (const int32_t *kpj_groups, size_t kpj_gcount) (int32_t buf[KPJ_MAX_EVENTS]) {
+  jsize i, len;
+  $1 = NULL;
+  $2 = 0;
+  if ($input) {
+    for (i = 0; i < KPJ_MAX_EVENTS; ++i)
+      buf[i] = -1;
+    len = (*jenv)->GetArrayLength(jenv, $input);
+    if (len > KPJ_MAX_EVENTS)
+      len = KPJ_MAX_EVENTS;
+    (*jenv)->GetIntArrayRegion(jenv, $input, 0, len, (jint *)buf);
+    $1 = buf;
+    $2 = (size_t)len;
+  }
+}
+
 /* String[] of event names -> (const char *const *, size_t), copied for the call. The
  * array of pointers has one more element, NULL, so it also serves as a NULL-terminated
  * argv (kp_process_spawn). */
@@ -330,6 +401,9 @@ KPJ_CHECK_STATUS(kp_process::waitInto)
 %newobject kp_sampler::newCounters;
 %newobject kp_sampler::spawnProcess;
 %newobject kp_sampler::attachProcess;
+%newobject kp_sampler::spawnProcessEx;
+%newobject kp_sampler::attachProcessEx;
+%newobject kp_sampler::attachSystemWide;
 
 %extend kp_sampler {
   /* Constructor for kp_sampler_t: options are built in C with kp_sampler_options_init, so
@@ -394,6 +468,41 @@ KPJ_CHECK_STATUS(kp_process::waitInto)
     kp_process_attach(&p, $self, kpj_names, kpj_count, (int32_t)pid);
     return p;
   }
+
+  /* kp_process_spawn_ex; partial: KP_PROCESS_PARTIAL; groups null for none. */
+  kp_process_t *spawnProcessEx(const char *const *kpj_names, size_t kpj_count,
+                               const char *const *kpj_argv, size_t kpj_argc,
+                               int partial, const int32_t *kpj_groups, size_t kpj_gcount) {
+    kp_process_options_t opts;
+    kp_process_t *p = NULL;
+    (void)kpj_argc;
+    (void)kpj_gcount;
+    if (kpj_process_options(&opts, partial, kpj_groups))
+      kp_process_spawn_ex(&p, $self, kpj_names, kpj_count, kpj_argv, &opts);
+    return p;
+  }
+
+  /* kp_process_attach_ex of a process (pid >= 0; 0: this JVM) with options, as spawnProcessEx. */
+  kp_process_t *attachProcessEx(const char *const *kpj_names, size_t kpj_count, int pid,
+                                int partial, const int32_t *kpj_groups, size_t kpj_gcount) {
+    kp_process_options_t opts;
+    kp_process_t *p = NULL;
+    (void)kpj_gcount;
+    if (kpj_process_options(&opts, partial, kpj_groups))
+      kp_process_attach_ex(&p, $self, kpj_names, kpj_count, (int32_t)pid, &opts);
+    return p;
+  }
+
+  /* kp_process_attach_ex with pid KP_PROCESS_SYSTEM_WIDE: every CPU. */
+  kp_process_t *attachSystemWide(const char *const *kpj_names, size_t kpj_count,
+                                 int partial, const int32_t *kpj_groups, size_t kpj_gcount) {
+    kp_process_options_t opts;
+    kp_process_t *p = NULL;
+    (void)kpj_gcount;
+    if (kpj_process_options(&opts, partial, kpj_groups))
+      kp_process_attach_ex(&p, $self, kpj_names, kpj_count, KP_PROCESS_SYSTEM_WIDE, &opts);
+    return p;
+  }
 }
 
 %extend kp_thread {
@@ -455,5 +564,31 @@ KPJ_CHECK_STATUS(kp_process::waitInto)
   /* kp_process_wait into {exit_code, term_signal}. Blocks; the JVM runs on meanwhile. */
   int waitInto(int *kpj_pair) {
     return kp_process_wait($self, &kpj_pair[0], &kpj_pair[1]);
+  }
+
+  /* kp_process_event_status: the reason ("" when counted), the status into kpj_out[0]. NULL
+   * (thrown) when the call fails. The reason is borrowed until the next read of the handle:
+   * the Java layer keeps reads out while this runs and copies it. */
+  const char *eventStatus(size_t index, int *kpj_out) {
+    const char *reason = NULL;
+    if (kp_process_event_status($self, index, kpj_out, &reason) != KP_OK)
+      return NULL;
+    return reason ? reason : "";
+  }
+
+  /* kp_process_thread_count: per-thread counters (fixed when the handle was made). */
+  size_t threadCount() {
+    return kp_process_thread_count($self);
+  }
+
+  /* kp_process_read_thread into the thread's id, values and complete flags: the number of
+   * values written, or a negative kp_status (thrown). */
+  int readThreadInto(size_t index, int32_t *kpj_tid, uint64_t *kpj_values, size_t kpj_count,
+                     uint8_t *kpj_complete, size_t kpj_ccount) {
+    int rc;
+    if (kpj_ccount < kpj_count)
+      kpj_count = kpj_ccount;
+    rc = kp_process_read_thread($self, index, kpj_tid, kpj_values, kpj_complete, kpj_count);
+    return rc < 0 ? rc : (int)kp_process_event_count($self);
   }
 }

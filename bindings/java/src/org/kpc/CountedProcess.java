@@ -12,10 +12,14 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * and on Linux the threads and processes it starts ({@link #scopes()} says what each event
  * covers). Named so as not to clash with {@link java.lang.Process}.
  *
- * <p>Made by {@link #spawn(Sampler, List, String...)} (a command, counted from its exec) or
+ * <p>Made by {@link #spawn(Sampler, List, String...)} (a command, counted from its exec),
  * {@link #attach(Sampler, int, String...)} (a running process; {@link #attachSelf} counts
- * this JVM: every thread of it, including threads started later). Counting runs from then
- * on; {@link #stop()} pauses and {@link #start()} resumes.
+ * this JVM: every thread of it, including threads started later) or
+ * {@link #attachSystemWide(Sampler, String...)} (every CPU). Counting runs from then on;
+ * {@link #stop()} pauses and {@link #start()} resumes. Each maker also takes
+ * {@link Options}: count what can be counted and report the rest per event
+ * ({@link Options#withPartial}, {@link #eventStatus(int)}), and group events
+ * ({@link Options#withGroups}). {@link #readThread(int)} gives per-thread totals.
  *
  * <pre>{@code
  * try (Sampler s = new Sampler();
@@ -48,7 +52,7 @@ public final class CountedProcess implements AutoCloseable {
         TREE(kp_process_scope_t.KP_PROCESS_SCOPE_TREE),
         /** Apple recount: the process and its threads, not the processes it starts. */
         PROCESS(kp_process_scope_t.KP_PROCESS_SCOPE_PROCESS),
-        /** Apple kperf: every CPU of the machine, so everything else that ran meanwhile too. */
+        /** Every CPU of the machine, so everything else that ran meanwhile too (system-wide; Apple kperf). */
         SYSTEM(kp_process_scope_t.KP_PROCESS_SCOPE_SYSTEM);
 
         private final int code;
@@ -115,6 +119,109 @@ public final class CountedProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * How to make a CountedProcess ({@code kp_process_options_t}): an immutable value; each
+     * {@code with} method returns a changed copy. {@code new Options()} is the default (every
+     * event must count, no groups), which is what the makers without Options use.
+     */
+    public static final class Options {
+        private final boolean partial;
+        private final int[] groups; // null: none
+
+        /** The defaults: not partial, no groups. */
+        public Options() {
+            this(false, null);
+        }
+
+        private Options(boolean partial, int[] groups) {
+            this.partial = partial;
+            this.groups = groups;
+        }
+
+        /**
+         * {@code KP_PROCESS_PARTIAL}: an event that cannot be counted (not on this machine, or
+         * refused) does not fail the call; it reads 0 and {@link #eventStatus(int)} says why.
+         * The call still fails when none of the events can be counted (except that a spawned
+         * command whose events are all known to be unavailable here runs uncounted).
+         */
+        public Options withPartial(boolean partial) {
+            return new Options(partial, groups);
+        }
+
+        /**
+         * One group number per event (>= 0), or -1 for an event in no group; null for no
+         * groups. The events of one group are scheduled on the PMU together, so they count
+         * over the same time (Linux: one perf_event group; Apple never multiplexes). Copied.
+         */
+        public Options withGroups(int... groups) {
+            return new Options(partial, groups == null ? null : groups.clone());
+        }
+
+        /** Whether {@link #withPartial} is on. */
+        public boolean isPartial() {
+            return partial;
+        }
+
+        /** The groups, one per event (a copy), or null for none. */
+        public int[] groups() {
+            return groups == null ? null : groups.clone();
+        }
+
+        /** The groups for a call with {@code eventCount} events: one per event, or null. */
+        int[] groupsFor(int eventCount) {
+            if (groups != null && groups.length != eventCount) {
+                throw new KpcException(Status.EINVAL.code(), "CountedProcess.Options: " + groups.length
+                        + " groups for " + eventCount + " events; give one per event (-1 for an event in no group)", 0);
+            }
+            return groups;
+        }
+
+        @Override
+        public String toString() {
+            return "Options[partial " + partial + ", groups " + java.util.Arrays.toString(groups) + "]";
+        }
+    }
+
+    /**
+     * Whether one event of a CountedProcess is counted, and if not why
+     * ({@code kp_process_event_status}). An immutable value.
+     */
+    public static final class EventStatus {
+        private final int code;
+        private final String reason;
+
+        EventStatus(int code, String reason) {
+            this.code = code;
+            this.reason = reason;
+        }
+
+        /** Whether the event is counted ({@link Status#OK}). */
+        public boolean isCounted() {
+            return code == Status.OK.code();
+        }
+
+        /** {@link Status#OK}, or what counting it failed with, e.g. {@link Status#EUNAVAILABLE}. */
+        public Status status() {
+            return Status.fromCode(code);
+        }
+
+        /** The raw C status value (0 when counted). */
+        public int code() {
+            return code;
+        }
+
+        /** "" when counted, else why not, naming the fix where there is one. */
+        public String reason() {
+            return reason;
+        }
+
+        /** "counted", or "EUNAVAILABLE: reason". */
+        @Override
+        public String toString() {
+            return isCounted() ? "counted" : status().name() + ": " + reason;
+        }
+    }
+
     private final NativeProcess handle;
     private final Cleaner.Cleanable cleanable;
     private final List<Event> events;
@@ -123,6 +230,9 @@ public final class CountedProcess implements AutoCloseable {
     // Read lock: every native call (libkpc serializes them on the handle itself, and lets a
     // wait run beside the others). Write lock: close(), so no call runs on a freed handle.
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    // Held around every read and eventStatus(): a read replaces the reason text that
+    // kp_process_event_status lends, so none may run while eventStatus() copies it.
+    private final Object reads = new Object();
     private boolean closed; // guarded by lock
 
     /** Takes ownership of a new native handle. */
@@ -185,6 +295,23 @@ public final class CountedProcess implements AutoCloseable {
     }
 
     /**
+     * {@link #spawn(Sampler, List, String...)} with options ({@code kp_process_spawn_ex}).
+     *
+     * @param options partial counting and groups; see {@link Options}
+     * @throws KpcException as {@link #spawn(Sampler, List, String...)}; also
+     *     {@link Status#EINVAL} for groups not one per event or a group number below -1,
+     *     and {@link Status#ECONFLICT} for a group member on another PMU than its group
+     *     (with {@link Options#withPartial}, reported for that event instead)
+     */
+    public static CountedProcess spawn(Sampler sampler, List<String> command, Options options, String... events) {
+        Objects.requireNonNull(sampler, "sampler");
+        Objects.requireNonNull(options, "options");
+        String[] argv = copyOf(Objects.requireNonNull(command, "command").toArray(new String[0]), "command");
+        String[] names = copyOf(events, "events");
+        return own(sampler.spawnProcess(names, argv, options.isPartial(), options.groupsFor(names.length)));
+    }
+
+    /**
      * Counts {@code events} in the running process {@code pid} from now on
      * ({@code kp_process_attach}); pid 0 is this JVM (see {@link #attachSelf}).
      *
@@ -216,6 +343,55 @@ public final class CountedProcess implements AutoCloseable {
         return attach(sampler, 0, events);
     }
 
+    /**
+     * {@link #attach(Sampler, int, String...)} with options ({@code kp_process_attach_ex}).
+     * Each event of a group is one perf_event group per counted thread.
+     *
+     * @param pid the process, 0 for this JVM; never negative (to count every CPU use
+     *     {@link #attachSystemWide(Sampler, Options, String...)})
+     * @param options partial counting and groups; see {@link Options}
+     * @throws KpcException as {@link #attach(Sampler, int, String...)} (a negative pid is
+     *     {@link Status#EINVAL}), and as {@link #spawn(Sampler, List, Options, String...)}
+     *     for the options
+     */
+    public static CountedProcess attach(Sampler sampler, int pid, Options options, String... events) {
+        Objects.requireNonNull(sampler, "sampler");
+        Objects.requireNonNull(options, "options");
+        String[] names = copyOf(events, "events");
+        if (pid < 0) {
+            throw new KpcException(Status.EINVAL.code(), "CountedProcess.attach: pid " + pid
+                    + " is negative; give a process id, 0 for this JVM, or use attachSystemWide to count every CPU", 0);
+        }
+        return own(sampler.attachProcess(names, pid, options.isPartial(), options.groupsFor(names.length)));
+    }
+
+    /**
+     * Counts {@code events} on every CPU from now on, whatever runs there (system-wide;
+     * {@code kp_process_attach_ex} with {@code KP_PROCESS_SYSTEM_WIDE}). Every event's scope
+     * is {@link Scope#SYSTEM}; {@link #pid()} is -1; {@link #waitFor()} throws
+     * {@link Status#ESTATE}; {@link #threadCount()} is 0.
+     *
+     * <p>Linux: one counter per online CPU and event (CPUs brought online later are not
+     * counted); allowed to root, to a process with CAP_PERFMON, or with
+     * {@code kernel.perf_event_paranoid <= 0}. Apple: the kperf backend as root; the recount
+     * backend cannot ({@link Status#EUNSUPPORTED}).
+     *
+     * @throws KpcException {@link Status#EPERM} (not allowed: the message names the setting),
+     *     {@link Status#EUNSUPPORTED} (recount), and as
+     *     {@link #spawn(Sampler, List, Options, String...)} for the events and options
+     */
+    public static CountedProcess attachSystemWide(Sampler sampler, Options options, String... events) {
+        Objects.requireNonNull(sampler, "sampler");
+        Objects.requireNonNull(options, "options");
+        String[] names = copyOf(events, "events");
+        return own(sampler.attachSystemWide(names, options.isPartial(), options.groupsFor(names.length)));
+    }
+
+    /** {@link #attachSystemWide(Sampler, Options, String...)} with the default options. */
+    public static CountedProcess attachSystemWide(Sampler sampler, String... events) {
+        return attachSystemWide(sampler, new Options(), events);
+    }
+
     /** Runs a native call under the read lock; throws IllegalStateException once closed. */
     private <T> T call(java.util.function.Function<NativeProcess, T> f) {
         lock.readLock().lock();
@@ -229,7 +405,19 @@ public final class CountedProcess implements AutoCloseable {
         }
     }
 
-    /** The counted process's id (this JVM's own for {@link #attachSelf}). Valid after close. */
+    /** Runs a native read under the read lock and {@link #reads}. */
+    private <T> T callReading(java.util.function.Function<NativeProcess, T> f) {
+        return call(h -> {
+            synchronized (reads) {
+                return f.apply(h);
+            }
+        });
+    }
+
+    /**
+     * The counted process's id (this JVM's own for {@link #attachSelf}; -1 system-wide).
+     * Valid after close.
+     */
     public int pid() {
         return pid;
     }
@@ -280,7 +468,7 @@ public final class CountedProcess implements AutoCloseable {
      */
     public long[] read() {
         long[] values = new long[events.size()];
-        call(h -> h.readInto(values));
+        callReading(h -> h.readInto(values));
         return values;
     }
 
@@ -296,7 +484,7 @@ public final class CountedProcess implements AutoCloseable {
         boolean[] complete = new boolean[n];
         long[] enabled = new long[n];
         long[] running = new long[n];
-        call(h -> h.readFullInto(values, complete, enabled, running));
+        callReading(h -> h.readFullInto(values, complete, enabled, running));
         return new ProcessSample(values, complete, enabled, running);
     }
 
@@ -313,6 +501,49 @@ public final class CountedProcess implements AutoCloseable {
         int[] exit = new int[2];
         call(h -> h.waitInto(exit));
         return new ExitStatus(exit[0], exit[1]);
+    }
+
+    /**
+     * Whether event {@code index} is counted, and if not why ({@code kp_process_event_status}),
+     * as known at creation or at the last read (some backends learn of a failure only when
+     * reading). Without {@link Options#withPartial} every event is counted.
+     *
+     * @param index 0 to {@code events().size() - 1}
+     * @throws KpcException {@link Status#EINVAL} (index out of range)
+     */
+    public EventStatus eventStatus(int index) {
+        int[] code = new int[1];
+        String reason = callReading(h -> h.eventStatus(index, code));
+        return new EventStatus(code[0], reason);
+    }
+
+    /**
+     * Number of per-thread rows for {@link #readThread(int)}, fixed when the handle was made
+     * ({@code kp_process_thread_count}): Linux, an attached process: one per thread it had
+     * then; a spawned command: 1 (its first thread, which every thread of it descends
+     * from); 0 system-wide and on Apple.
+     */
+    public int threadCount() {
+        return call(h -> (int) h.threadCount());
+    }
+
+    /**
+     * The totals of per-thread row {@code index} ({@code kp_process_read_thread}): what that
+     * thread counted plus the threads and processes it created while counted. A thread that
+     * has ended keeps its final totals. The rows add up to {@link #read()} for events
+     * counted on every thread; an event not counted ({@link Options#withPartial}) reads 0.
+     *
+     * @param index 0 to {@link #threadCount()} - 1
+     * @throws KpcException {@link Status#EINVAL} (index out of range), {@link Status#ESTATE}
+     *     (sampler released), {@link Status#EKERNEL}
+     */
+    public ThreadTotals readThread(int index) {
+        int n = events.size();
+        int[] tid = new int[1];
+        long[] values = new long[n];
+        boolean[] complete = new boolean[n];
+        callReading(h -> h.readThreadInto(index, tid, values, complete));
+        return new ThreadTotals(tid[0], values, complete);
     }
 
     /** Whether {@link #close()} was called. Any thread. */

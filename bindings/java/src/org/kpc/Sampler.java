@@ -249,6 +249,27 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
+    /** kp_process_spawn_ex for {@link CountedProcess#spawn(Sampler, List, CountedProcess.Options, String...)}. */
+    NativeProcess spawnProcess(String[] names, String[] command, boolean partial, int[] groups) {
+        synchronized (handle) {
+            return open().spawnProcessEx(names, command, partial ? 1 : 0, groups);
+        }
+    }
+
+    /** kp_process_attach_ex of a process for {@link CountedProcess#attach(Sampler, int, CountedProcess.Options, String...)}. */
+    NativeProcess attachProcess(String[] names, int pid, boolean partial, int[] groups) {
+        synchronized (handle) {
+            return open().attachProcessEx(names, pid, partial ? 1 : 0, groups);
+        }
+    }
+
+    /** kp_process_attach_ex system-wide for {@link CountedProcess#attachSystemWide}. */
+    NativeProcess attachSystemWide(String[] names, boolean partial, int[] groups) {
+        synchronized (handle) {
+            return open().attachSystemWide(names, partial ? 1 : 0, groups);
+        }
+    }
+
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
         synchronized (handle) {
