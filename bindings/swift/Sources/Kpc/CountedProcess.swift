@@ -3,10 +3,11 @@ import CKpc
 /// A set of events counted for a whole process (`kp_process_t`): every thread of it, and on
 /// Linux the threads and processes it starts (``scopes`` says what each event covers).
 ///
-/// Make one with ``spawn(_:events:sampler:)`` (a command, counted from its exec) or
-/// ``attach(pid:events:sampler:)`` (a running process; pid 0, the default, is this one:
-/// every thread of it, including threads started later). Counting runs from then on;
-/// ``stop()`` pauses and ``start()`` resumes.
+/// Make one with ``spawn(_:events:sampler:options:)`` (a command, counted from its exec),
+/// ``attach(pid:events:sampler:options:)`` (a running process; pid 0, the default, is this
+/// one: every thread of it, including threads started later) or
+/// ``countSystemWide(events:sampler:options:)`` (every CPU). Counting runs from then on;
+/// ``stop()`` pauses and ``start()`` resumes. ``readThreads()`` splits the totals by thread.
 ///
 /// ```swift
 /// let sampler = try Sampler()
@@ -36,7 +37,8 @@ public final class CountedProcess: @unchecked Sendable {
         case tree = 0
         /// Apple recount: the process and its threads, not the processes it starts.
         case process = 1
-        /// Apple kperf: every CPU of the machine, so everything else that ran meanwhile too.
+        /// Every CPU of the machine, so everything else that ran meanwhile too:
+        /// ``countSystemWide(events:sampler:options:)``, and any process on Apple kperf.
         case system = 2
     }
 
@@ -52,7 +54,8 @@ public final class CountedProcess: @unchecked Sendable {
         public var description: String { signal != 0 ? "signal \(signal)" : "exit status \(exitCode)" }
     }
 
-    /// How to count (`kp_process_options_t`), for ``spawn(_:events:sampler:options:)``.
+    /// How to count (`kp_process_options_t`), for ``spawn(_:events:sampler:options:)``,
+    /// ``attach(pid:events:sampler:options:)`` and ``countSystemWide(events:sampler:options:)``.
     /// The default counts every event or fails, with no groups.
     public struct Options: Equatable, Sendable {
         /// `KP_PROCESS_PARTIAL`: an event that cannot be counted here (not on this machine,
@@ -96,6 +99,17 @@ public final class CountedProcess: @unchecked Sendable {
         }
     }
 
+    /// One row of ``readThreads()`` (`kp_process_read_thread`): what one thread counted,
+    /// plus the threads and processes it created while counted.
+    public struct ThreadReading: Equatable, Sendable {
+        /// The thread's id (Linux `gettid()`).
+        public var tid: Int32
+        /// Running totals, in event order; 0 for an event that is not counted.
+        public var values: [UInt64]
+        /// `false` for an event the kernel multiplexed on this thread, or one not counted.
+        public var complete: [Bool]
+    }
+
     /// The result of ``readFull()``; every array is in event order.
     public struct FullReading: Equatable, Sendable {
         /// Running totals (as ``read()``).
@@ -122,7 +136,8 @@ public final class CountedProcess: @unchecked Sendable {
     /// What each event covers, in event order; `nil` for a scope this binding does not
     /// know yet (a newer libkpc).
     public let scopes: [Scope?]
-    /// The counted process's id (this process's own for an attach with pid 0).
+    /// The counted process's id (this process's own for an attach with pid 0); -1 when
+    /// counting system-wide.
     public let pid: Int32
 
     private init(raw: OpaquePointer) {
@@ -170,22 +185,54 @@ public final class CountedProcess: @unchecked Sendable {
         return try wrap(handle, "kp_process_spawn_ex")
     }
 
-    /// Counts `events` in the running process `pid` from now on (`kp_process_attach`);
-    /// pid 0 is this process.
+    /// Counts `events` in the running process `pid`, and the threads and processes it
+    /// creates, from now on (`kp_process_attach_ex`); pid 0 is this process. `options` as
+    /// for ``spawn(_:events:sampler:options:)`` (a group is one perf_event group per
+    /// counted thread). To count every CPU, use ``countSystemWide(events:sampler:options:)``.
     ///
     /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (no such process:
-    ///   ``KpcError/osCode`` is ESRCH; a negative pid; a bad event list),
+    ///   ``KpcError/osCode`` is ESRCH; a negative pid; a bad event list; bad `options`),
     ///   ``Status/permissionDenied`` (not allowed to count it: the message says what to
     ///   change), ``Status/unsupported`` (Apple's recount backend), ``Status/unknownEvent``,
     ///   ``Status/unavailable``, ``Status/busy``, ``Status/badState``, ``Status/kernel``
     ///   (too many open files: one per thread and event), ``Status/framework``,
-    ///   ``Status/outOfMemory``.
-    public static func attach(pid: Int32 = 0, events: [String], sampler: Sampler) throws -> CountedProcess {
+    ///   ``Status/outOfMemory``, ``Status/conflict``.
+    public static func attach(pid: Int32 = 0, events: [String], sampler: Sampler,
+                              options: Options = Options()) throws -> CountedProcess {
+        // kp_process_attach_ex reads -1 as "every CPU"; here a negative pid is a mistake.
+        guard pid >= 0 else {
+            throw KpcError(status: .invalidArgument,
+                           message: "attach(pid: \(pid)): a pid is 0 (this process) or positive; "
+                               + "to count every CPU use CountedProcess.countSystemWide(events:sampler:)")
+        }
+        return try attachEx(pid: pid, events: events, sampler: sampler, options: options)
+    }
+
+    /// Counts `events` on every CPU, whatever runs there, from now on (`kp_process_attach_ex`
+    /// with `KP_PROCESS_SYSTEM_WIDE`). Every event's scope is ``Scope/system``, ``pid`` is
+    /// -1, ``wait()`` throws ``Status/badState`` and ``threadCount`` is 0.
+    ///
+    /// Linux: one counter per online CPU and event; allowed to root, to a process with
+    /// CAP_PERFMON, or with `kernel.perf_event_paranoid` <= 0. Apple: kperf counts every CPU
+    /// anyway (root); the recount backend cannot.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/permissionDenied`` (not allowed: the message
+    ///   names the setting), ``Status/unsupported`` (Apple's recount backend), and the
+    ///   errors of ``attach(pid:events:sampler:options:)``.
+    public static func countSystemWide(events: [String], sampler: Sampler,
+                                       options: Options = Options()) throws -> CountedProcess {
+        try attachEx(pid: KP_PROCESS_SYSTEM_WIDE, events: events, sampler: sampler, options: options)
+    }
+
+    private static func attachEx(pid: Int32, events: [String], sampler: Sampler,
+                                 options: Options) throws -> CountedProcess {
         var handle: OpaquePointer?
         try withCStringArray(events) { names, count in
-            try check(kp_process_attach(&handle, sampler.raw, names, count, pid))
+            try options.withC(eventCount: count) { opts in
+                try check(kp_process_attach_ex(&handle, sampler.raw, names, count, pid, opts))
+            }
         }
-        return try wrap(handle, "kp_process_attach")
+        return try wrap(handle, "kp_process_attach_ex")
     }
 
     deinit {
@@ -251,6 +298,42 @@ public final class CountedProcess: @unchecked Sendable {
                            timeEnabledNs: enabled, timeRunningNs: running)
     }
 
+    /// Number of per-thread rows ``readThread(_:)`` has (`kp_process_thread_count`), fixed
+    /// when the handle was made: Linux, an attached process: one per thread it had then; a
+    /// spawned command: 1 (its first thread, which every other descends from); 0
+    /// system-wide and on Apple.
+    public var threadCount: Int { kp_process_thread_count(raw) }
+
+    /// Per-thread row `index` (`kp_process_read_thread`): what that thread counted plus the
+    /// threads and processes it created while counted. A thread that has ended keeps its
+    /// final totals. The rows add up to ``read()`` for events counted on every thread.
+    ///
+    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (`index` out of range),
+    ///   ``Status/badState`` (sampler released), ``Status/kernel``.
+    public func readThread(_ index: Int) throws -> ThreadReading {
+        guard index >= 0 else {
+            throw KpcError(status: .invalidArgument, message: "thread row \(index) is negative")
+        }
+        let n = events.count
+        var tid: Int32 = 0
+        var values = [UInt64](repeating: 0, count: n)
+        var complete = [UInt8](repeating: 0, count: n)
+        try readLock.withLock {
+            try check(values.withUnsafeMutableBufferPointer { v in
+                complete.withUnsafeMutableBufferPointer { c in
+                    kp_process_read_thread(raw, index, &tid, v.baseAddress, c.baseAddress, n)
+                }
+            })
+        }
+        return ThreadReading(tid: tid, values: values, complete: complete.map { $0 != 0 })
+    }
+
+    /// Every per-thread row, ``readThread(_:)`` for 0 ..< ``threadCount``. Each row is read
+    /// separately: for rows that add up exactly, ``stop()`` first.
+    public func readThreads() throws -> [ThreadReading] {
+        try (0..<threadCount).map { try readThread($0) }
+    }
+
     /// Whether event `index` is counted (`kp_process_event_status`): `nil` when it is,
     /// else a ``KpcError`` whose ``KpcError/status`` is the code it failed with (e.g.
     /// ``Status/unavailable``: this machine cannot count it) and whose
@@ -282,8 +365,9 @@ public final class CountedProcess: @unchecked Sendable {
     /// afterwards. Blocks the calling thread (not a Swift concurrency executor's: call it
     /// from a `Thread` or a detached task you can afford to block).
     ///
-    /// - Throws: ``KpcError`` with ``Status/badState`` (an attached process, which libkpc
-    ///   did not start; or someone else reaped the command), ``Status/kernel``.
+    /// - Throws: ``KpcError`` with ``Status/badState`` (an attached process or system-wide
+    ///   counting, which libkpc did not start; or someone else reaped the command),
+    ///   ``Status/kernel``.
     public func wait() throws -> ExitStatus {
         var code: Int32 = -1
         var signal: Int32 = 0

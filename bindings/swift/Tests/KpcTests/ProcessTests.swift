@@ -113,6 +113,10 @@ final class ProcessTests: XCTestCase {
         assertThrowsKpc(.invalidArgument, "attach to pid -5") {
             try CountedProcess.attach(pid: -5, events: ["task-clock"], sampler: sampler)
         }
+        let minusOne = assertThrowsKpc(.invalidArgument, "attach to pid -1 (system-wide has its own entry point)") {
+            try CountedProcess.attach(pid: -1, events: ["task-clock"], sampler: sampler)
+        }
+        XCTAssert(minusOne?.message.contains("countSystemWide") ?? false, "\(String(describing: minusOne))")
         let attached = try CountedProcess.attach(events: ["task-clock"], sampler: sampler)
         let notOurs = assertThrowsKpc(.badState, "wait on an attached process") { try attached.wait() }
         XCTAssertFalse(notOurs?.message.isEmpty ?? true)
