@@ -31,7 +31,10 @@
 // A Process counts every thread of a process: Sampler.CountProcess counts this program,
 // every goroutine whichever OS thread runs it (no LockOSThread needed);
 // Sampler.SpawnProcess starts a command and counts it from its exec; Sampler.AttachProcess
-// counts another running process. Its methods may be called from any goroutine.
+// counts another running process; Sampler.CountSystemWide counts every CPU. The ...With
+// forms take ProcessOptions (report events that cannot be counted per event, group
+// events). Process.ReadThread reads per-thread rows. Its methods may be called from any
+// goroutine.
 //
 // # Errors
 //

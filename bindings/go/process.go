@@ -93,11 +93,12 @@ type Process struct {
 	mu sync.RWMutex
 	// readMu serializes the reads with EventStatus: a read may replace the reason text that
 	// kp_process_event_status lends until the next read. Wait does not take it.
-	readMu sync.Mutex
-	h      ckpc.Kp_process // nil once closed
-	events []Event         // copied at creation
-	scopes []Scope
-	pid    int
+	readMu  sync.Mutex
+	h       ckpc.Kp_process // nil once closed
+	events  []Event         // copied at creation
+	scopes  []Scope
+	pid     int
+	threads int // kp_process_thread_count, fixed at creation
 }
 
 // CountProcess counts the named events in this whole process from now on
@@ -156,7 +157,7 @@ func (s *Sampler) newProcess(op string, names []string, create func(*ckpc.Kp_pro
 		return nil, err
 	}
 	n := ckpc.Kp_process_event_count(h)
-	p := &Process{h: h, pid: ckpc.Kp_process_pid(h)}
+	p := &Process{h: h, pid: ckpc.Kp_process_pid(h), threads: threadCount(h.Swigcptr())}
 	for i := int64(0); i < n; i++ {
 		p.events = append(p.events, eventFrom(ckpc.Kp_process_event_at(h, i)))
 		p.scopes = append(p.scopes, Scope(ckpc.Kp_process_event_scope(h, i)))

@@ -8,8 +8,9 @@ import (
 	"github.com/libkpc/libkpc/bindings/go/internal/ckpc"
 )
 
-// ProcessOptions change how SpawnProcessWith counts (kp_process_options_t). The zero value
-// is the default: SpawnProcessWith(ProcessOptions{}, ...) is SpawnProcess.
+// ProcessOptions change how SpawnProcessWith, AttachProcessWith and CountSystemWideWith
+// count (kp_process_options_t). The zero value is the default: SpawnProcessWith(
+// ProcessOptions{}, ...) is SpawnProcess.
 type ProcessOptions struct {
 	// Partial: an event that cannot be counted (not on this machine, or the backend refused
 	// it) does not fail the call. It reads 0 (ReadFull: Complete false) and EventStatus
@@ -84,6 +85,52 @@ func (s *Sampler) spawnProcess(op string, opts ProcessOptions, argv []string, na
 	})
 }
 
+// AttachProcessWith is AttachProcess with options (kp_process_attach_ex); pid 0 is this
+// process. Every CPU is CountSystemWideWith, not a pid here: a negative pid is ErrInvalid.
+//
+// Errors as for AttachProcess, plus those of ProcessOptions (see SpawnProcessWith).
+func (s *Sampler) AttachProcessWith(opts ProcessOptions, pid int, names ...string) (*Process, error) {
+	if pid < 0 || pid > math.MaxInt32 {
+		return nil, &Error{Status: ErrInvalid, Message: "Sampler.AttachProcessWith: pid " + strconv.Itoa(pid) +
+			" is not a process id; give one, 0 for this process, or use CountSystemWide for every CPU"}
+	}
+	return s.attachProcess("Sampler.AttachProcessWith", opts, pid, names)
+}
+
+// pidSystemWide is kp_process_attach_ex's pid for every CPU (KP_PROCESS_SYSTEM_WIDE).
+const pidSystemWide = -1
+
+// CountSystemWide counts the named events on every CPU of the machine, whatever runs there
+// (this program, other processes, the kernel), from now on (kp_process_attach_ex with
+// KP_PROCESS_SYSTEM_WIDE). Every event's scope is ScopeSystem; Pid is -1; Wait fails with
+// ErrState; ThreadCount is 0. Read, Stop and Start work as for any Process.
+//
+// Linux: one counter per online CPU and event (CPUs brought online later are not counted).
+// The kernel allows it with kernel.perf_event_paranoid <= 0, or to a process with
+// CAP_PERFMON or CAP_SYS_ADMIN (root); otherwise ErrPermission, whose message names the
+// setting. Apple: the kperf backend as root; the recount backend is ErrUnsupported.
+//
+// Errors as for AttachProcess. The caller owns the Process and must Close it.
+func (s *Sampler) CountSystemWide(names ...string) (*Process, error) {
+	return s.attachProcess("Sampler.CountSystemWide", ProcessOptions{}, pidSystemWide, names)
+}
+
+// CountSystemWideWith is CountSystemWide with options (see SpawnProcessWith).
+func (s *Sampler) CountSystemWideWith(opts ProcessOptions, names ...string) (*Process, error) {
+	return s.attachProcess("Sampler.CountSystemWideWith", opts, pidSystemWide, names)
+}
+
+// attachProcess is AttachProcessWith and CountSystemWide[With]; op names the caller.
+func (s *Sampler) attachProcess(op string, opts ProcessOptions, pid int, names []string) (*Process, error) {
+	groups, err := opts.groups32(op, len(names))
+	if err != nil {
+		return nil, err
+	}
+	return s.newProcess(op, names, func(out *ckpc.Kp_process, h ckpc.Kp_sampler) int {
+		return ckpc.Kpgo_process_attach_ex(out, h, names, pid, opts.partialFlag(), groups)
+	})
+}
+
 // EventStatus reports whether event i is counted (kp_process_event_status): nil when it
 // is, else an *Error whose Status is the code it failed with (ErrUnavailable: this machine
 // cannot count it) and whose Message says why, naming the fix where there is one. Only a
@@ -91,12 +138,9 @@ func (s *Sampler) spawnProcess(op string, opts ProcessOptions, argv []string, na
 // status is as known at the Process's creation or its last Read, ReadFull or ReadThread
 // (some backends learn of a failure only when reading).
 //
-// An index out of range returns an *Error with ErrInvalid, and a closed Process an error
+// An index out of range (negative included) returns an *Error with ErrInvalid, and a closed Process an error
 // wrapping ErrClosed; neither says anything about an event.
 func (p *Process) EventStatus(i int) error {
-	if i < 0 {
-		return &Error{Status: ErrInvalid, Message: "Process.EventStatus: index " + strconv.Itoa(i) + " is negative"}
-	}
 	var status int
 	var reason string
 	if err := p.callRead("Process.EventStatus", func(h ckpc.Kp_process) int {

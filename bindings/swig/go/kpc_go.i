@@ -17,7 +17,7 @@
  *   const char *const *events, size_t count                         -> []string
  *   const char *const *argv (kp_process_spawn, NULL-terminated)      -> []string
  *   int *exit_code, int *term_signal (kp_process_wait)               -> *int32
- *   const int32_t *groups (kpgo_process_spawn_ex)                   -> []int32
+ *   const int32_t *groups (kpgo_process_spawn_ex, _attach_ex)       -> []int32
  *   uint64_t *values, uint8_t *complete (kp_thread_sample[_full])   -> []uint64, []byte
  *   uint64_t *time_enabled_ns, uint64_t *time_running_ns            -> *uint64
  * None of them makes C keep a Go pointer beyond the call.
@@ -194,7 +194,7 @@ static int kpgo_unpack(const char *packed, size_t len, char **copy, const char *
 %ignore kp_process_thread_count(const kp_process_t *p);
 %ignore kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t *values, uint8_t *complete, size_t count);
 
-/* The groups of kpgo_process_spawn_ex / kpgo_process_attach_ex: []int32 reaching C as a
+/* The groups of kpgo_process_spawn_ex and kpgo_process_attach_ex: []int32 reaching C as a
  * pointer to its first element, NULL for an empty slice (no groups). The idiomatic package
  * passes one entry per event or none, as kp_process_options_t::groups requires. */
 %typemap(gotype) const int32_t *groups "[]int32"
@@ -231,9 +231,13 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
 
 %{
 /* kp_process_options_t from kpgo_process_*_ex's arguments: partial != 0 sets
- * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code. */
-static int kpgo_process_options(kp_process_options_t *opts, int partial, const int32_t *groups) {
+ * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code, and on
+ * failure sets *out (when given) to NULL as the constructors do. */
+static int kpgo_process_options(kp_process_t **out, kp_process_options_t *opts, int partial,
+                                const int32_t *groups) {
   int rc = kp_process_options_init(opts, KP_PROCESS_OPTIONS_VERSION);
+  if (rc != KP_OK && out)
+    *out = NULL;
   opts->flags = partial ? KP_PROCESS_PARTIAL : 0u;
   opts->groups = groups;
   return rc;
@@ -246,12 +250,15 @@ int kpgo_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const
                           size_t count, const char *const *argv, int partial,
                           const int32_t *groups) {
   kp_process_options_t opts;
-  int rc = kpgo_process_options(&opts, partial, groups);
-  if (rc != KP_OK) {
-    if (out)
-      *out = NULL;
-    return rc;
-  }
-  return kp_process_spawn_ex(out, s, events, count, argv, &opts);
+  int rc = kpgo_process_options(out, &opts, partial, groups);
+  return rc != KP_OK ? rc : kp_process_spawn_ex(out, s, events, count, argv, &opts);
+}
+
+/* kp_process_attach_ex likewise; pid KP_PROCESS_SYSTEM_WIDE (-1) counts every CPU. */
+int kpgo_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                           size_t count, int32_t pid, int partial, const int32_t *groups) {
+  kp_process_options_t opts;
+  int rc = kpgo_process_options(out, &opts, partial, groups);
+  return rc != KP_OK ? rc : kp_process_attach_ex(out, s, events, count, pid, &opts);
 }
 %}

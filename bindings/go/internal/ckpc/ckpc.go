@@ -66,93 +66,95 @@ typedef _gostring_ swig_type_33;
 typedef _gostring_ swig_type_34;
 typedef _gostring_ swig_type_35;
 typedef _gostring_ swig_type_36;
-extern void _wrap_Swig_free_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_ckpc_841ae388ed2f32b8(swig_intgo arg1);
-extern swig_intgo _wrap_kp_version_number_ckpc_841ae388ed2f32b8(void);
-extern swig_type_1 _wrap_kp_version_string_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_OK_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ERROR_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EINVAL_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ENOMEM_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ELOAD_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EPERM_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EBUSY_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EUNSUPPORTED_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EUNAVAILABLE_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ECONFLICT_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EWRONG_THREAD_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ESTATE_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_ELAYOUT_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EKERNEL_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_841ae388ed2f32b8(void);
-extern swig_type_2 _wrap_kp_strerror_ckpc_841ae388ed2f32b8(swig_intgo arg1);
-extern swig_type_3 _wrap_kp_error_last_message_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_kp_error_last_status_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_kp_error_last_os_code_ckpc_841ae388ed2f32b8(void);
-extern void _wrap_kp_error_clear_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EVENT_FIXED_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_EVENT_SOFTWARE_ckpc_841ae388ed2f32b8(void);
-extern swig_type_4 _wrap_kp_event_name_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_5 _wrap_kp_event_native_name_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_6 _wrap_kp_event_description_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_kind_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_is_generic_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_is_available_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_7 _wrap_kp_event_unavailable_reason_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_8 _wrap_kp_event_alias_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_9 _wrap_kp_event_errata_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_10 _wrap_kp_event_fallback_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_counters_mask_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_11 _wrap_kp_event_selector_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_event_fixed_counter_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_KP_BACKEND_AUTO_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_BACKEND_KPERF_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_BACKEND_RECOUNT_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_kp_sampler_new_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2);
-extern void _wrap_kp_sampler_free_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_release_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_backend_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_12 _wrap_kp_sampler_backend_name_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_13 _wrap_kp_sampler_backend_reason_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_14 _wrap_kp_sampler_cpu_id_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_15 _wrap_kp_sampler_cpu_name_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_16 _wrap_kp_sampler_pmu_name_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_sampler_counter_count_ckpc_841ae388ed2f32b8(swig_voidp arg1, swig_voidp arg2, uintptr_t arg3);
-extern swig_intgo _wrap_kp_sampler_access_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_17 _wrap_kp_sampler_event_count_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern uintptr_t _wrap_kp_sampler_event_at_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_type_18 arg2);
-extern swig_intgo _wrap_kp_sampler_event_find_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
-extern swig_intgo _wrap_kp_thread_new_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2, swig_type_20 arg3);
-extern void _wrap_kp_thread_free_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_start_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_stop_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_thread_sample_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3);
-extern swig_intgo _wrap_kp_thread_sample_full_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_22 arg4, swig_voidp arg5, swig_voidp arg6);
-extern swig_intgo _wrap_kp_thread_calibrate_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_kp_thread_is_running_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_24 _wrap_kp_thread_event_count_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern uintptr_t _wrap_kp_thread_event_at_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_841ae388ed2f32b8(void);
-extern swig_intgo _wrap_kp_process_spawn_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2, swig_type_26 arg3, swig_type_27 arg4);
-extern swig_intgo _wrap_kp_process_attach_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2, swig_type_28 arg3, swig_intgo arg4);
-extern void _wrap_kp_process_free_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_process_start_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_process_stop_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_process_is_counting_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_intgo _wrap_kp_process_read_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_voidp arg2, swig_type_29 arg3);
-extern swig_intgo _wrap_kp_process_wait_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3);
-extern swig_intgo _wrap_kp_process_pid_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern swig_type_30 _wrap_kp_process_event_count_ckpc_841ae388ed2f32b8(uintptr_t arg1);
-extern uintptr_t _wrap_kp_process_event_at_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_type_31 arg2);
-extern swig_intgo _wrap_kp_process_event_scope_ckpc_841ae388ed2f32b8(uintptr_t arg1, swig_type_32 arg2);
-extern swig_intgo _wrap_kpgo_sampler_new_ckpc_841ae388ed2f32b8(swig_voidp arg1, swig_intgo arg2, swig_type_33 arg3, swig_type_34 arg4);
-extern swig_intgo _wrap_kpgo_process_spawn_ex_ckpc_841ae388ed2f32b8(swig_voidp arg1, uintptr_t arg2, swig_type_35 arg3, swig_type_36 arg4, swig_intgo arg5, swig_voidp arg6);
+typedef _gostring_ swig_type_37;
+extern void _wrap_Swig_free_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_ckpc_32bd3b4e5470d64b(swig_intgo arg1);
+extern swig_intgo _wrap_kp_version_number_ckpc_32bd3b4e5470d64b(void);
+extern swig_type_1 _wrap_kp_version_string_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_OK_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ERROR_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EINVAL_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ENOMEM_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ELOAD_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EPERM_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EBUSY_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EUNSUPPORTED_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EUNAVAILABLE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ECONFLICT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EWRONG_THREAD_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ESTATE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_ELAYOUT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EKERNEL_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b(void);
+extern swig_type_2 _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(swig_intgo arg1);
+extern swig_type_3 _wrap_kp_error_last_message_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_kp_error_last_status_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_kp_error_last_os_code_ckpc_32bd3b4e5470d64b(void);
+extern void _wrap_kp_error_clear_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EVENT_FIXED_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EVENT_SOFTWARE_ckpc_32bd3b4e5470d64b(void);
+extern swig_type_4 _wrap_kp_event_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_5 _wrap_kp_event_native_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_6 _wrap_kp_event_description_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_is_generic_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_is_available_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_7 _wrap_kp_event_unavailable_reason_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_8 _wrap_kp_event_alias_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_9 _wrap_kp_event_errata_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_10 _wrap_kp_event_fallback_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_counters_mask_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_11 _wrap_kp_event_selector_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_fixed_counter_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_KP_BACKEND_AUTO_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_BACKEND_KPERF_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_BACKEND_RECOUNT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_kp_sampler_new_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2);
+extern void _wrap_kp_sampler_free_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_release_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_backend_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_12 _wrap_kp_sampler_backend_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_13 _wrap_kp_sampler_backend_reason_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_14 _wrap_kp_sampler_cpu_id_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_15 _wrap_kp_sampler_cpu_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_16 _wrap_kp_sampler_pmu_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_sampler_counter_count_ckpc_32bd3b4e5470d64b(swig_voidp arg1, swig_voidp arg2, uintptr_t arg3);
+extern swig_intgo _wrap_kp_sampler_access_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_17 _wrap_kp_sampler_event_count_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern uintptr_t _wrap_kp_sampler_event_at_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_type_18 arg2);
+extern swig_intgo _wrap_kp_sampler_event_find_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_19 arg3);
+extern swig_intgo _wrap_kp_thread_new_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_20 arg3);
+extern void _wrap_kp_thread_free_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_start_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_stop_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_thread_sample_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3);
+extern swig_intgo _wrap_kp_thread_sample_full_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3, swig_type_22 arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_kp_thread_calibrate_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_kp_thread_is_running_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_24 _wrap_kp_thread_event_count_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern uintptr_t _wrap_kp_thread_event_at_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_kp_process_spawn_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_26 arg3, swig_type_27 arg4);
+extern swig_intgo _wrap_kp_process_attach_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_28 arg3, swig_intgo arg4);
+extern void _wrap_kp_process_free_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_process_start_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_process_stop_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_process_is_counting_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_process_read_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_voidp arg2, swig_type_29 arg3);
+extern swig_intgo _wrap_kp_process_wait_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_voidp arg2, swig_voidp arg3);
+extern swig_intgo _wrap_kp_process_pid_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_type_30 _wrap_kp_process_event_count_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern uintptr_t _wrap_kp_process_event_at_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_type_31 arg2);
+extern swig_intgo _wrap_kp_process_event_scope_ckpc_32bd3b4e5470d64b(uintptr_t arg1, swig_type_32 arg2);
+extern swig_intgo _wrap_kpgo_sampler_new_ckpc_32bd3b4e5470d64b(swig_voidp arg1, swig_intgo arg2, swig_type_33 arg3, swig_type_34 arg4);
+extern swig_intgo _wrap_kpgo_process_spawn_ex_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_35 arg3, swig_type_36 arg4, swig_intgo arg5, swig_voidp arg6);
+extern swig_intgo _wrap_kpgo_process_attach_ex_ckpc_32bd3b4e5470d64b(swig_voidp arg1, uintptr_t arg2, swig_type_37 arg3, swig_intgo arg4, swig_intgo arg5, swig_voidp arg6);
 #undef intgo
 */
 import "C"
@@ -178,8 +180,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__ckpc_841ae388ed2f32b8
-func cgo_panic__ckpc_841ae388ed2f32b8(p *byte) {
+//export cgo_panic__ckpc_32bd3b4e5470d64b
+func cgo_panic__ckpc_32bd3b4e5470d64b(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -203,13 +205,13 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_ckpc_841ae388ed2f32b8(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_ckpc_32bd3b4e5470d64b(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -290,13 +292,13 @@ const KP_VERSION_STRING string = "0.1.0"
 
 func Kp_version_number() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_version_number_ckpc_841ae388ed2f32b8())
+	swig_r = (int)(C._wrap_kp_version_number_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
 func Kp_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_kp_version_string_ckpc_841ae388ed2f32b8()
+	swig_r_p := C._wrap_kp_version_string_ckpc_32bd3b4e5470d64b()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -307,7 +309,7 @@ type Enum_SS_kp_status int
 
 func _swig_getKP_OK() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_OK_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_OK_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -315,7 +317,7 @@ var KP_OK Enum_SS_kp_status = _swig_getKP_OK()
 
 func _swig_getKP_ERROR() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ERROR_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ERROR_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -323,7 +325,7 @@ var KP_ERROR Enum_SS_kp_status = _swig_getKP_ERROR()
 
 func _swig_getKP_EINVAL() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EINVAL_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EINVAL_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -331,7 +333,7 @@ var KP_EINVAL Enum_SS_kp_status = _swig_getKP_EINVAL()
 
 func _swig_getKP_ENOMEM() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ENOMEM_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ENOMEM_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -339,7 +341,7 @@ var KP_ENOMEM Enum_SS_kp_status = _swig_getKP_ENOMEM()
 
 func _swig_getKP_ELOAD() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELOAD_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELOAD_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -347,7 +349,7 @@ var KP_ELOAD Enum_SS_kp_status = _swig_getKP_ELOAD()
 
 func _swig_getKP_EPERM() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EPERM_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EPERM_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -355,7 +357,7 @@ var KP_EPERM Enum_SS_kp_status = _swig_getKP_EPERM()
 
 func _swig_getKP_EBUSY() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUSY_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUSY_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -363,7 +365,7 @@ var KP_EBUSY Enum_SS_kp_status = _swig_getKP_EBUSY()
 
 func _swig_getKP_EUNSUPPORTED() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNSUPPORTED_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNSUPPORTED_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -371,7 +373,7 @@ var KP_EUNSUPPORTED Enum_SS_kp_status = _swig_getKP_EUNSUPPORTED()
 
 func _swig_getKP_EUNKNOWN_EVENT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNKNOWN_EVENT_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNKNOWN_EVENT_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -379,7 +381,7 @@ var KP_EUNKNOWN_EVENT Enum_SS_kp_status = _swig_getKP_EUNKNOWN_EVENT()
 
 func _swig_getKP_EUNAVAILABLE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNAVAILABLE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EUNAVAILABLE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -387,7 +389,7 @@ var KP_EUNAVAILABLE Enum_SS_kp_status = _swig_getKP_EUNAVAILABLE()
 
 func _swig_getKP_ECONFLICT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ECONFLICT_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ECONFLICT_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -395,7 +397,7 @@ var KP_ECONFLICT Enum_SS_kp_status = _swig_getKP_ECONFLICT()
 
 func _swig_getKP_EWRONG_THREAD() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EWRONG_THREAD_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EWRONG_THREAD_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -403,7 +405,7 @@ var KP_EWRONG_THREAD Enum_SS_kp_status = _swig_getKP_EWRONG_THREAD()
 
 func _swig_getKP_ESTATE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ESTATE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ESTATE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -411,7 +413,7 @@ var KP_ESTATE Enum_SS_kp_status = _swig_getKP_ESTATE()
 
 func _swig_getKP_ELAYOUT() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELAYOUT_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_ELAYOUT_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -419,7 +421,7 @@ var KP_ELAYOUT Enum_SS_kp_status = _swig_getKP_ELAYOUT()
 
 func _swig_getKP_EFRAMEWORK() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EFRAMEWORK_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EFRAMEWORK_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -427,7 +429,7 @@ var KP_EFRAMEWORK Enum_SS_kp_status = _swig_getKP_EFRAMEWORK()
 
 func _swig_getKP_EKERNEL() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EKERNEL_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EKERNEL_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -435,7 +437,7 @@ var KP_EKERNEL Enum_SS_kp_status = _swig_getKP_EKERNEL()
 
 func _swig_getKP_EBUFSIZE() (_swig_ret Enum_SS_kp_status) {
 	var swig_r Enum_SS_kp_status
-	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUFSIZE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -444,7 +446,7 @@ var KP_EBUFSIZE Enum_SS_kp_status = _swig_getKP_EBUFSIZE()
 func Kp_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_kp_strerror_ckpc_841ae388ed2f32b8(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_kp_strerror_ckpc_32bd3b4e5470d64b(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -453,7 +455,7 @@ func Kp_strerror(arg1 int) (_swig_ret string) {
 
 func Kp_error_last_message() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_kp_error_last_message_ckpc_841ae388ed2f32b8()
+	swig_r_p := C._wrap_kp_error_last_message_ckpc_32bd3b4e5470d64b()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -462,25 +464,25 @@ func Kp_error_last_message() (_swig_ret string) {
 
 func Kp_error_last_status() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_error_last_status_ckpc_841ae388ed2f32b8())
+	swig_r = (int)(C._wrap_kp_error_last_status_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
 func Kp_error_last_os_code() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_kp_error_last_os_code_ckpc_841ae388ed2f32b8())
+	swig_r = (int)(C._wrap_kp_error_last_os_code_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
 func Kp_error_clear() {
-	C._wrap_kp_error_clear_ckpc_841ae388ed2f32b8()
+	C._wrap_kp_error_clear_ckpc_32bd3b4e5470d64b()
 }
 
 type Enum_SS_kp_event_kind int
 
 func _swig_getKP_EVENT_FIXED() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_FIXED_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_FIXED_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -488,7 +490,7 @@ var KP_EVENT_FIXED Enum_SS_kp_event_kind = _swig_getKP_EVENT_FIXED()
 
 func _swig_getKP_EVENT_CONFIGURABLE() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_CONFIGURABLE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_CONFIGURABLE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -496,7 +498,7 @@ var KP_EVENT_CONFIGURABLE Enum_SS_kp_event_kind = _swig_getKP_EVENT_CONFIGURABLE
 
 func _swig_getKP_EVENT_SOFTWARE() (_swig_ret Enum_SS_kp_event_kind) {
 	var swig_r Enum_SS_kp_event_kind
-	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_SOFTWARE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_event_kind)(C._wrap_KP_EVENT_SOFTWARE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -505,7 +507,7 @@ var KP_EVENT_SOFTWARE Enum_SS_kp_event_kind = _swig_getKP_EVENT_SOFTWARE()
 func Kp_event_name(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_name_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_name_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -515,7 +517,7 @@ func Kp_event_name(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_native_name(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_native_name_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_native_name_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -525,7 +527,7 @@ func Kp_event_native_name(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_description(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_description_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_description_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -535,28 +537,28 @@ func Kp_event_description(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_kind(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_kind_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_is_generic(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_is_generic_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_is_generic_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_is_available(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_is_available_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_is_available_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_unavailable_reason(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_unavailable_reason_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_unavailable_reason_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -566,7 +568,7 @@ func Kp_event_unavailable_reason(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_alias(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_alias_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_alias_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -576,7 +578,7 @@ func Kp_event_alias(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_errata(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_errata_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_errata_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -586,7 +588,7 @@ func Kp_event_errata(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_fallback(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_event_fallback_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_event_fallback_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -596,21 +598,21 @@ func Kp_event_fallback(arg1 Kp_event) (_swig_ret string) {
 func Kp_event_counters_mask(arg1 Kp_event) (_swig_ret uint) {
 	var swig_r uint
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint)(C._wrap_kp_event_counters_mask_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint)(C._wrap_kp_event_counters_mask_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_selector(arg1 Kp_event) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (uint64)(C._wrap_kp_event_selector_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_kp_event_selector_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_event_fixed_counter(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_event_fixed_counter_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_event_fixed_counter_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -618,7 +620,7 @@ type Enum_SS_kp_backend int
 
 func _swig_getKP_BACKEND_AUTO() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_AUTO_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_AUTO_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -626,7 +628,7 @@ var KP_BACKEND_AUTO Enum_SS_kp_backend = _swig_getKP_BACKEND_AUTO()
 
 func _swig_getKP_BACKEND_KPERF() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_KPERF_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_KPERF_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -634,7 +636,7 @@ var KP_BACKEND_KPERF Enum_SS_kp_backend = _swig_getKP_BACKEND_KPERF()
 
 func _swig_getKP_BACKEND_PERF_EVENT() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_PERF_EVENT_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_PERF_EVENT_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -642,7 +644,7 @@ var KP_BACKEND_PERF_EVENT Enum_SS_kp_backend = _swig_getKP_BACKEND_PERF_EVENT()
 
 func _swig_getKP_BACKEND_RECOUNT() (_swig_ret Enum_SS_kp_backend) {
 	var swig_r Enum_SS_kp_backend
-	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_RECOUNT_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_backend)(C._wrap_KP_BACKEND_RECOUNT_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -658,7 +660,7 @@ func Kp_sampler_new(arg1 *Kp_sampler, arg2 Struct_SS_kp_sampler_options) (_swig_
 	}
 
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_kp_sampler_new_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_kp_sampler_new_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -673,27 +675,27 @@ func Kp_sampler_new(arg1 *Kp_sampler, arg2 Struct_SS_kp_sampler_options) (_swig_
 
 func Kp_sampler_free(arg1 Kp_sampler) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_kp_sampler_free_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	C._wrap_kp_sampler_free_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 }
 
 func Kp_sampler_release(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_release_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_release_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_backend(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_backend_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_backend_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_backend_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_backend_name_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_backend_name_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -703,7 +705,7 @@ func Kp_sampler_backend_name(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_backend_reason(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_backend_reason_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_backend_reason_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -713,7 +715,7 @@ func Kp_sampler_backend_reason(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_cpu_id(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_cpu_id_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_cpu_id_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -723,7 +725,7 @@ func Kp_sampler_cpu_id(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_cpu_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_cpu_name_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_cpu_name_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -733,7 +735,7 @@ func Kp_sampler_cpu_name(arg1 Kp_sampler) (_swig_ret string) {
 func Kp_sampler_pmu_name(arg1 Kp_sampler) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_kp_sampler_pmu_name_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_kp_sampler_pmu_name_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = swigCopyString(swig_r)
@@ -745,21 +747,21 @@ func Kp_sampler_counter_count(arg1 *uint32, arg2 *uint32, arg3 Kp_sampler) (_swi
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	swig_r = (int)(C._wrap_kp_sampler_counter_count_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.uintptr_t(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_sampler_counter_count_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.uintptr_t(_swig_i_2)))
 	return swig_r
 }
 
 func Kp_sampler_access(arg1 Kp_sampler) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_sampler_access_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_sampler_access_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_sampler_event_count(arg1 Kp_sampler) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_kp_sampler_event_count_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_kp_sampler_event_count_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -767,7 +769,7 @@ func Kp_sampler_event_at(arg1 Kp_sampler, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_sampler_event_at_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_type_18(_swig_i_1))))
 	return swig_r
 }
 
@@ -782,7 +784,7 @@ func Kp_sampler_event_find(arg1 *Kp_event, arg2 Kp_sampler, arg3 string) (_swig_
 
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_sampler_event_find_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -810,7 +812,7 @@ func Kp_thread_new(arg1 *Kp_thread, arg2 Kp_sampler, arg3 []string) (_swig_ret i
 	_swig_i_1 := getSwigcptr(arg2)
 	var _swig_i_2 string
 	_swig_i_2 = kpgoPack(arg3)
-	swig_r = (int)(C._wrap_kp_thread_new_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_kp_thread_new_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -828,20 +830,20 @@ func Kp_thread_new(arg1 *Kp_thread, arg2 Kp_sampler, arg3 []string) (_swig_ret i
 
 func Kp_thread_free(arg1 Kp_thread) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_kp_thread_free_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	C._wrap_kp_thread_free_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 }
 
 func Kp_thread_start(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_start_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_start_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_thread_stop(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_stop_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_stop_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -855,7 +857,7 @@ func Kp_thread_sample(arg1 Kp_thread, arg2 []uint64, arg3 int64) (_swig_ret int)
 	}
 
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_thread_sample_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2)))
 	return swig_r
 }
 
@@ -877,7 +879,7 @@ func Kp_thread_sample_full(arg1 Kp_thread, arg2 []uint64, arg3 []byte, arg4 int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_22(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_kp_thread_sample_full_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_type_22(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -887,21 +889,21 @@ func Kp_thread_calibrate(arg1 Kp_thread, arg2 *uint64, arg3 int64, arg4 uint) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kp_thread_calibrate_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_kp_thread_calibrate_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
 func Kp_thread_is_running(arg1 Kp_thread) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_thread_is_running_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_thread_is_running_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_thread_event_count(arg1 Kp_thread) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_kp_thread_event_count_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_kp_thread_event_count_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -909,7 +911,7 @@ func Kp_thread_event_at(arg1 Kp_thread, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_thread_event_at_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))))
 	return swig_r
 }
 
@@ -917,7 +919,7 @@ type Enum_SS_kp_process_scope int
 
 func _swig_getKP_PROCESS_SCOPE_TREE() (_swig_ret Enum_SS_kp_process_scope) {
 	var swig_r Enum_SS_kp_process_scope
-	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_TREE_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_TREE_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -925,7 +927,7 @@ var KP_PROCESS_SCOPE_TREE Enum_SS_kp_process_scope = _swig_getKP_PROCESS_SCOPE_T
 
 func _swig_getKP_PROCESS_SCOPE_PROCESS() (_swig_ret Enum_SS_kp_process_scope) {
 	var swig_r Enum_SS_kp_process_scope
-	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -933,7 +935,7 @@ var KP_PROCESS_SCOPE_PROCESS Enum_SS_kp_process_scope = _swig_getKP_PROCESS_SCOP
 
 func _swig_getKP_PROCESS_SCOPE_SYSTEM() (_swig_ret Enum_SS_kp_process_scope) {
 	var swig_r Enum_SS_kp_process_scope
-	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_841ae388ed2f32b8())
+	swig_r = (Enum_SS_kp_process_scope)(C._wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_32bd3b4e5470d64b())
 	return swig_r
 }
 
@@ -953,7 +955,7 @@ func Kp_process_spawn(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg4 []s
 	_swig_i_2 = kpgoPack(arg3)
 	var _swig_i_3 string
 	_swig_i_3 = kpgoPack(arg4)
-	swig_r = (int)(C._wrap_kp_process_spawn_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_kp_process_spawn_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_3))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -985,7 +987,7 @@ func Kp_process_attach(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg4 in
 	var _swig_i_2 string
 	_swig_i_2 = kpgoPack(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kp_process_attach_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_kp_process_attach_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -1003,27 +1005,27 @@ func Kp_process_attach(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg4 in
 
 func Kp_process_free(arg1 Kp_process) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_kp_process_free_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0))
+	C._wrap_kp_process_free_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0))
 }
 
 func Kp_process_start(arg1 Kp_process) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_process_start_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_process_start_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_process_stop(arg1 Kp_process) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_process_stop_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_process_stop_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_process_is_counting(arg1 Kp_process) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_process_is_counting_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_process_is_counting_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1037,7 +1039,7 @@ func Kp_process_read(arg1 Kp_process, arg2 []uint64, arg3 int64) (_swig_ret int)
 	}
 
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_process_read_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_29(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_process_read_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_29(_swig_i_2)))
 	return swig_r
 }
 
@@ -1046,21 +1048,21 @@ func Kp_process_wait(arg1 Kp_process, arg2 *int32, arg3 *int32) (_swig_ret int) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_kp_process_wait_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (int)(C._wrap_kp_process_wait_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
 func Kp_process_pid(arg1 Kp_process) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_kp_process_pid_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_kp_process_pid_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Kp_process_event_count(arg1 Kp_process) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_kp_process_event_count_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_kp_process_event_count_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1068,7 +1070,7 @@ func Kp_process_event_at(arg1 Kp_process, arg2 int64) (_swig_ret Kp_event) {
 	var swig_r Kp_event
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_process_event_at_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1))))
+	swig_r = (Kp_event)(SwigcptrKp_event(C._wrap_kp_process_event_at_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_type_31(_swig_i_1))))
 	return swig_r
 }
 
@@ -1076,7 +1078,7 @@ func Kp_process_event_scope(arg1 Kp_process, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_kp_process_event_scope_ckpc_841ae388ed2f32b8(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
+	swig_r = (int)(C._wrap_kp_process_event_scope_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0), C.swig_type_32(_swig_i_1)))
 	return swig_r
 }
 
@@ -1092,7 +1094,7 @@ func Kpgo_sampler_new(arg1 *Kp_sampler, arg2 int, arg3 string, arg4 string) (_sw
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_kpgo_sampler_new_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_3))))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -1132,7 +1134,7 @@ func Kpgo_process_spawn_ex(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg
 		_swig_i_5 = &arg6[0]
 	}
 
-	swig_r = (int)(C._wrap_kpgo_process_spawn_ex_ckpc_841ae388ed2f32b8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (int)(C._wrap_kpgo_process_spawn_ex_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_3)), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
 
 	if arg1 != nil {
 		if *_swig_i_0 != 0 {
@@ -1147,6 +1149,42 @@ func Kpgo_process_spawn_ex(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = _swig_i_3
+	}
+	return swig_r
+}
+
+func Kpgo_process_attach_ex(arg1 *Kp_process, arg2 Kp_sampler, arg3 []string, arg4 int, arg5 int, arg6 []int32) (_swig_ret int) {
+	var swig_r int
+	var _swig_i_0 *uintptr
+
+	var kpgoOut1 uintptr
+	if arg1 != nil {
+		_swig_i_0 = &kpgoOut1
+	}
+
+	_swig_i_1 := getSwigcptr(arg2)
+	var _swig_i_2 string
+	_swig_i_2 = kpgoPack(arg3)
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	var _swig_i_5 *int32
+
+	if len(arg6) > 0 {
+		_swig_i_5 = &arg6[0]
+	}
+
+	swig_r = (int)(C._wrap_kpgo_process_attach_ex_ckpc_32bd3b4e5470d64b(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+
+	if arg1 != nil {
+		if *_swig_i_0 != 0 {
+			*arg1 = SwigcptrKp_process(*_swig_i_0)
+		} else {
+			*arg1 = nil
+		}
+	}
+
+	if Swig_escape_always_false {
+		Swig_escape_val = _swig_i_2
 	}
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__ckpc_841ae388ed2f32b8(const char*);
+  void cgo_panic__ckpc_32bd3b4e5470d64b(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__ckpc_841ae388ed2f32b8(p);
+  cgo_panic__ckpc_32bd3b4e5470d64b(p);
 }
 
 
@@ -249,9 +249,13 @@ int kpgo_sampler_new(kp_sampler_t **out, int backend, const char *kperf_path,
 
 
 /* kp_process_options_t from kpgo_process_*_ex's arguments: partial != 0 sets
- * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code. */
-static int kpgo_process_options(kp_process_options_t *opts, int partial, const int32_t *groups) {
+ * KP_PROCESS_PARTIAL; groups may be NULL. Returns kp_process_options_init's code, and on
+ * failure sets *out (when given) to NULL as the constructors do. */
+static int kpgo_process_options(kp_process_t **out, kp_process_options_t *opts, int partial,
+                                const int32_t *groups) {
   int rc = kp_process_options_init(opts, KP_PROCESS_OPTIONS_VERSION);
+  if (rc != KP_OK && out)
+    *out = NULL;
   opts->flags = partial ? KP_PROCESS_PARTIAL : 0u;
   opts->groups = groups;
   return rc;
@@ -264,20 +268,23 @@ int kpgo_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *const
                           size_t count, const char *const *argv, int partial,
                           const int32_t *groups) {
   kp_process_options_t opts;
-  int rc = kpgo_process_options(&opts, partial, groups);
-  if (rc != KP_OK) {
-    if (out)
-      *out = NULL;
-    return rc;
-  }
-  return kp_process_spawn_ex(out, s, events, count, argv, &opts);
+  int rc = kpgo_process_options(out, &opts, partial, groups);
+  return rc != KP_OK ? rc : kp_process_spawn_ex(out, s, events, count, argv, &opts);
+}
+
+/* kp_process_attach_ex likewise; pid KP_PROCESS_SYSTEM_WIDE (-1) counts every CPU. */
+int kpgo_process_attach_ex(kp_process_t **out, kp_sampler_t *s, const char *const *events,
+                           size_t count, int32_t pid, int partial, const int32_t *groups) {
+  kp_process_options_t opts;
+  int rc = kpgo_process_options(out, &opts, partial, groups);
+  return rc != KP_OK ? rc : kp_process_attach_ex(out, s, events, count, pid, &opts);
 }
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_ckpc_841ae388ed2f32b8(void *_swig_go_0) {
+void _wrap_Swig_free_ckpc_32bd3b4e5470d64b(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -287,7 +294,7 @@ void _wrap_Swig_free_ckpc_841ae388ed2f32b8(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_ckpc_32bd3b4e5470d64b(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -300,7 +307,7 @@ void *_wrap_Swig_malloc_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_kp_version_number_ckpc_841ae388ed2f32b8() {
+intgo _wrap_kp_version_number_ckpc_32bd3b4e5470d64b() {
   int result;
   intgo _swig_go_result;
   
@@ -311,7 +318,7 @@ intgo _wrap_kp_version_number_ckpc_841ae388ed2f32b8() {
 }
 
 
-_gostring_ _wrap_kp_version_string_ckpc_841ae388ed2f32b8() {
+_gostring_ _wrap_kp_version_string_ckpc_32bd3b4e5470d64b() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -322,7 +329,7 @@ _gostring_ _wrap_kp_version_string_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_OK_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_OK_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -334,7 +341,7 @@ intgo _wrap_KP_OK_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ERROR_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ERROR_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -346,7 +353,7 @@ intgo _wrap_KP_ERROR_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EINVAL_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EINVAL_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -358,7 +365,7 @@ intgo _wrap_KP_EINVAL_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ENOMEM_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ENOMEM_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -370,7 +377,7 @@ intgo _wrap_KP_ENOMEM_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ELOAD_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ELOAD_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -382,7 +389,7 @@ intgo _wrap_KP_ELOAD_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EPERM_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EPERM_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -394,7 +401,7 @@ intgo _wrap_KP_EPERM_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EBUSY_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EBUSY_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -406,7 +413,7 @@ intgo _wrap_KP_EBUSY_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EUNSUPPORTED_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EUNSUPPORTED_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -418,7 +425,7 @@ intgo _wrap_KP_EUNSUPPORTED_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -430,7 +437,7 @@ intgo _wrap_KP_EUNKNOWN_EVENT_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EUNAVAILABLE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EUNAVAILABLE_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -442,7 +449,7 @@ intgo _wrap_KP_EUNAVAILABLE_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ECONFLICT_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ECONFLICT_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -454,7 +461,7 @@ intgo _wrap_KP_ECONFLICT_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EWRONG_THREAD_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EWRONG_THREAD_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -466,7 +473,7 @@ intgo _wrap_KP_EWRONG_THREAD_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ESTATE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ESTATE_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -478,7 +485,7 @@ intgo _wrap_KP_ESTATE_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_ELAYOUT_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_ELAYOUT_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -490,7 +497,7 @@ intgo _wrap_KP_ELAYOUT_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EFRAMEWORK_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EFRAMEWORK_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -502,7 +509,7 @@ intgo _wrap_KP_EFRAMEWORK_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EKERNEL_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EKERNEL_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -514,7 +521,7 @@ intgo _wrap_KP_EKERNEL_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EBUFSIZE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b() {
   enum kp_status result;
   intgo _swig_go_result;
   
@@ -526,7 +533,7 @@ intgo _wrap_KP_EBUFSIZE_ckpc_841ae388ed2f32b8() {
 }
 
 
-_gostring_ _wrap_kp_strerror_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
+_gostring_ _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -539,7 +546,7 @@ _gostring_ _wrap_kp_strerror_ckpc_841ae388ed2f32b8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_kp_error_last_message_ckpc_841ae388ed2f32b8() {
+_gostring_ _wrap_kp_error_last_message_ckpc_32bd3b4e5470d64b() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -550,7 +557,7 @@ _gostring_ _wrap_kp_error_last_message_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_kp_error_last_status_ckpc_841ae388ed2f32b8() {
+intgo _wrap_kp_error_last_status_ckpc_32bd3b4e5470d64b() {
   int result;
   intgo _swig_go_result;
   
@@ -561,7 +568,7 @@ intgo _wrap_kp_error_last_status_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_kp_error_last_os_code_ckpc_841ae388ed2f32b8() {
+intgo _wrap_kp_error_last_os_code_ckpc_32bd3b4e5470d64b() {
   int result;
   intgo _swig_go_result;
   
@@ -572,13 +579,13 @@ intgo _wrap_kp_error_last_os_code_ckpc_841ae388ed2f32b8() {
 }
 
 
-void _wrap_kp_error_clear_ckpc_841ae388ed2f32b8() {
+void _wrap_kp_error_clear_ckpc_32bd3b4e5470d64b() {
   kp_error_clear();
   
 }
 
 
-intgo _wrap_KP_EVENT_FIXED_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EVENT_FIXED_ckpc_32bd3b4e5470d64b() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -590,7 +597,7 @@ intgo _wrap_KP_EVENT_FIXED_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_32bd3b4e5470d64b() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -602,7 +609,7 @@ intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_EVENT_SOFTWARE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_EVENT_SOFTWARE_ckpc_32bd3b4e5470d64b() {
   enum kp_event_kind result;
   intgo _swig_go_result;
   
@@ -614,7 +621,7 @@ intgo _wrap_KP_EVENT_SOFTWARE_ckpc_841ae388ed2f32b8() {
 }
 
 
-_gostring_ _wrap_kp_event_name_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_name_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -627,7 +634,7 @@ _gostring_ _wrap_kp_event_name_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0
 }
 
 
-_gostring_ _wrap_kp_event_native_name_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_native_name_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -640,7 +647,7 @@ _gostring_ _wrap_kp_event_native_name_ckpc_841ae388ed2f32b8(struct kp_event *_sw
 }
 
 
-_gostring_ _wrap_kp_event_description_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_description_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -653,7 +660,7 @@ _gostring_ _wrap_kp_event_description_ckpc_841ae388ed2f32b8(struct kp_event *_sw
 }
 
 
-intgo _wrap_kp_event_kind_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -666,7 +673,7 @@ intgo _wrap_kp_event_kind_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_event_is_generic_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_generic_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -679,7 +686,7 @@ intgo _wrap_kp_event_is_generic_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_
 }
 
 
-intgo _wrap_kp_event_is_available_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_is_available_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -692,7 +699,7 @@ intgo _wrap_kp_event_is_available_ckpc_841ae388ed2f32b8(struct kp_event *_swig_g
 }
 
 
-_gostring_ _wrap_kp_event_unavailable_reason_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_unavailable_reason_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -705,7 +712,7 @@ _gostring_ _wrap_kp_event_unavailable_reason_ckpc_841ae388ed2f32b8(struct kp_eve
 }
 
 
-_gostring_ _wrap_kp_event_alias_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_alias_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -718,7 +725,7 @@ _gostring_ _wrap_kp_event_alias_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_
 }
 
 
-_gostring_ _wrap_kp_event_errata_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_errata_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -731,7 +738,7 @@ _gostring_ _wrap_kp_event_errata_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go
 }
 
 
-_gostring_ _wrap_kp_event_fallback_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+_gostring_ _wrap_kp_event_fallback_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -744,7 +751,7 @@ _gostring_ _wrap_kp_event_fallback_ckpc_841ae388ed2f32b8(struct kp_event *_swig_
 }
 
 
-intgo _wrap_kp_event_counters_mask_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_counters_mask_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint32_t result;
   intgo _swig_go_result;
@@ -757,7 +764,7 @@ intgo _wrap_kp_event_counters_mask_ckpc_841ae388ed2f32b8(struct kp_event *_swig_
 }
 
 
-long long _wrap_kp_event_selector_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+long long _wrap_kp_event_selector_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -770,7 +777,7 @@ long long _wrap_kp_event_selector_ckpc_841ae388ed2f32b8(struct kp_event *_swig_g
 }
 
 
-intgo _wrap_kp_event_fixed_counter_ckpc_841ae388ed2f32b8(struct kp_event *_swig_go_0) {
+intgo _wrap_kp_event_fixed_counter_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -783,7 +790,7 @@ intgo _wrap_kp_event_fixed_counter_ckpc_841ae388ed2f32b8(struct kp_event *_swig_
 }
 
 
-intgo _wrap_KP_BACKEND_AUTO_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_BACKEND_AUTO_ckpc_32bd3b4e5470d64b() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -795,7 +802,7 @@ intgo _wrap_KP_BACKEND_AUTO_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_BACKEND_KPERF_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_BACKEND_KPERF_ckpc_32bd3b4e5470d64b() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -807,7 +814,7 @@ intgo _wrap_KP_BACKEND_KPERF_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_32bd3b4e5470d64b() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -819,7 +826,7 @@ intgo _wrap_KP_BACKEND_PERF_EVENT_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_BACKEND_RECOUNT_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_BACKEND_RECOUNT_ckpc_32bd3b4e5470d64b() {
   enum kp_backend result;
   intgo _swig_go_result;
   
@@ -831,7 +838,7 @@ intgo _wrap_KP_BACKEND_RECOUNT_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_kp_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
+intgo _wrap_kp_sampler_new_ckpc_32bd3b4e5470d64b(kp_sampler_t **_swig_go_0, struct kp_sampler_options *_swig_go_1) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   kp_sampler_options_t *arg2 = (kp_sampler_options_t *) 0 ;
   int result;
@@ -846,7 +853,7 @@ intgo _wrap_kp_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, stru
 }
 
 
-void _wrap_kp_sampler_free_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+void _wrap_kp_sampler_free_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   
   arg1 = *(kp_sampler_t **)&_swig_go_0; 
@@ -856,7 +863,7 @@ void _wrap_kp_sampler_free_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_sampler_release_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_release_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -869,7 +876,7 @@ intgo _wrap_kp_sampler_release_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go
 }
 
 
-intgo _wrap_kp_sampler_backend_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_backend_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -882,7 +889,7 @@ intgo _wrap_kp_sampler_backend_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_name_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -895,7 +902,7 @@ _gostring_ _wrap_kp_sampler_backend_name_ckpc_841ae388ed2f32b8(struct kp_sampler
 }
 
 
-_gostring_ _wrap_kp_sampler_backend_reason_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_backend_reason_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -908,7 +915,7 @@ _gostring_ _wrap_kp_sampler_backend_reason_ckpc_841ae388ed2f32b8(struct kp_sampl
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_id_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_id_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -921,7 +928,7 @@ _gostring_ _wrap_kp_sampler_cpu_id_ckpc_841ae388ed2f32b8(struct kp_sampler *_swi
 }
 
 
-_gostring_ _wrap_kp_sampler_cpu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_cpu_name_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -934,7 +941,7 @@ _gostring_ _wrap_kp_sampler_cpu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_s
 }
 
 
-_gostring_ _wrap_kp_sampler_pmu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+_gostring_ _wrap_kp_sampler_pmu_name_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -947,7 +954,7 @@ _gostring_ _wrap_kp_sampler_pmu_name_ckpc_841ae388ed2f32b8(struct kp_sampler *_s
 }
 
 
-intgo _wrap_kp_sampler_counter_count_ckpc_841ae388ed2f32b8(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
+intgo _wrap_kp_sampler_counter_count_ckpc_32bd3b4e5470d64b(int *_swig_go_0, int *_swig_go_1, struct kp_sampler *_swig_go_2) {
   uint32_t *arg1 = (uint32_t *) 0 ;
   uint32_t *arg2 = (uint32_t *) 0 ;
   kp_sampler_t *arg3 = (kp_sampler_t *) 0 ;
@@ -964,7 +971,7 @@ intgo _wrap_kp_sampler_counter_count_ckpc_841ae388ed2f32b8(int *_swig_go_0, int 
 }
 
 
-intgo _wrap_kp_sampler_access_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+intgo _wrap_kp_sampler_access_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -977,7 +984,7 @@ intgo _wrap_kp_sampler_access_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_
 }
 
 
-long long _wrap_kp_sampler_event_count_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0) {
+long long _wrap_kp_sampler_event_count_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -990,7 +997,7 @@ long long _wrap_kp_sampler_event_count_ckpc_841ae388ed2f32b8(struct kp_sampler *
 }
 
 
-struct kp_event *_wrap_kp_sampler_event_at_ckpc_841ae388ed2f32b8(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_sampler_event_at_ckpc_32bd3b4e5470d64b(struct kp_sampler *_swig_go_0, long long _swig_go_1) {
   kp_sampler_t *arg1 = (kp_sampler_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1005,7 +1012,7 @@ struct kp_event *_wrap_kp_sampler_event_at_ckpc_841ae388ed2f32b8(struct kp_sampl
 }
 
 
-intgo _wrap_kp_sampler_event_find_ckpc_841ae388ed2f32b8(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_sampler_event_find_ckpc_32bd3b4e5470d64b(kp_event_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_event_t **arg1 = (kp_event_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1027,7 +1034,7 @@ intgo _wrap_kp_sampler_event_find_ckpc_841ae388ed2f32b8(kp_event_t **_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_new_ckpc_841ae388ed2f32b8(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_kp_thread_new_ckpc_32bd3b4e5470d64b(kp_thread_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2) {
   kp_thread_t **arg1 = (kp_thread_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1055,7 +1062,7 @@ intgo _wrap_kp_thread_new_ckpc_841ae388ed2f32b8(kp_thread_t **_swig_go_0, struct
 }
 
 
-void _wrap_kp_thread_free_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
+void _wrap_kp_thread_free_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   
   arg1 = *(kp_thread_t **)&_swig_go_0; 
@@ -1065,7 +1072,7 @@ void _wrap_kp_thread_free_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_start_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_start_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1078,7 +1085,7 @@ intgo _wrap_kp_thread_start_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_thread_stop_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_stop_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1091,7 +1098,7 @@ intgo _wrap_kp_thread_stop_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
 }
 
 
-intgo _wrap_kp_thread_sample_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_thread_sample_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1108,7 +1115,7 @@ intgo _wrap_kp_thread_sample_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0,
 }
 
 
-intgo _wrap_kp_thread_sample_full_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
+intgo _wrap_kp_thread_sample_full_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0, long long *_swig_go_1, char *_swig_go_2, long long _swig_go_3, long long *_swig_go_4, long long *_swig_go_5) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint8_t *arg3 = (uint8_t *) 0 ;
@@ -1131,7 +1138,7 @@ intgo _wrap_kp_thread_sample_full_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_
 }
 
 
-intgo _wrap_kp_thread_calibrate_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_kp_thread_calibrate_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0, long long *_swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1150,7 +1157,7 @@ intgo _wrap_kp_thread_calibrate_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go
 }
 
 
-intgo _wrap_kp_thread_is_running_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
+intgo _wrap_kp_thread_is_running_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1163,7 +1170,7 @@ intgo _wrap_kp_thread_is_running_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_g
 }
 
 
-long long _wrap_kp_thread_event_count_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0) {
+long long _wrap_kp_thread_event_count_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1176,7 +1183,7 @@ long long _wrap_kp_thread_event_count_ckpc_841ae388ed2f32b8(struct kp_thread *_s
 }
 
 
-struct kp_event *_wrap_kp_thread_event_at_ckpc_841ae388ed2f32b8(struct kp_thread *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_thread_event_at_ckpc_32bd3b4e5470d64b(struct kp_thread *_swig_go_0, long long _swig_go_1) {
   kp_thread_t *arg1 = (kp_thread_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1191,7 +1198,7 @@ struct kp_event *_wrap_kp_thread_event_at_ckpc_841ae388ed2f32b8(struct kp_thread
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_32bd3b4e5470d64b() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1203,7 +1210,7 @@ intgo _wrap_KP_PROCESS_SCOPE_TREE_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_32bd3b4e5470d64b() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1215,7 +1222,7 @@ intgo _wrap_KP_PROCESS_SCOPE_PROCESS_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_841ae388ed2f32b8() {
+intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_32bd3b4e5470d64b() {
   enum kp_process_scope result;
   intgo _swig_go_result;
   
@@ -1227,7 +1234,7 @@ intgo _wrap_KP_PROCESS_SCOPE_SYSTEM_ckpc_841ae388ed2f32b8() {
 }
 
 
-intgo _wrap_kp_process_spawn_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_kp_process_spawn_ckpc_32bd3b4e5470d64b(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_process_t **arg1 = (kp_process_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1268,7 +1275,7 @@ intgo _wrap_kp_process_spawn_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, st
 }
 
 
-intgo _wrap_kp_process_attach_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_kp_process_attach_ckpc_32bd3b4e5470d64b(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   kp_process_t **arg1 = (kp_process_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1298,7 +1305,7 @@ intgo _wrap_kp_process_attach_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, s
 }
 
 
-void _wrap_kp_process_free_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+void _wrap_kp_process_free_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   
   arg1 = *(kp_process_t **)&_swig_go_0; 
@@ -1308,7 +1315,7 @@ void _wrap_kp_process_free_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) 
 }
 
 
-intgo _wrap_kp_process_start_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_start_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1321,7 +1328,7 @@ intgo _wrap_kp_process_start_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0
 }
 
 
-intgo _wrap_kp_process_stop_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_stop_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1334,7 +1341,7 @@ intgo _wrap_kp_process_stop_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0)
 }
 
 
-intgo _wrap_kp_process_is_counting_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_is_counting_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1347,7 +1354,7 @@ intgo _wrap_kp_process_is_counting_ckpc_841ae388ed2f32b8(struct kp_process *_swi
 }
 
 
-intgo _wrap_kp_process_read_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
+intgo _wrap_kp_process_read_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0, long long *_swig_go_1, long long _swig_go_2) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   size_t arg3 ;
@@ -1364,7 +1371,7 @@ intgo _wrap_kp_process_read_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0,
 }
 
 
-intgo _wrap_kp_process_wait_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, int *_swig_go_1, int *_swig_go_2) {
+intgo _wrap_kp_process_wait_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0, int *_swig_go_1, int *_swig_go_2) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int *arg2 = (int *) 0 ;
   int *arg3 = (int *) 0 ;
@@ -1381,7 +1388,7 @@ intgo _wrap_kp_process_wait_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0,
 }
 
 
-intgo _wrap_kp_process_pid_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+intgo _wrap_kp_process_pid_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   int32_t result;
   intgo _swig_go_result;
@@ -1394,7 +1401,7 @@ intgo _wrap_kp_process_pid_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) 
 }
 
 
-long long _wrap_kp_process_event_count_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0) {
+long long _wrap_kp_process_event_count_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1407,7 +1414,7 @@ long long _wrap_kp_process_event_count_ckpc_841ae388ed2f32b8(struct kp_process *
 }
 
 
-struct kp_event *_wrap_kp_process_event_at_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long _swig_go_1) {
+struct kp_event *_wrap_kp_process_event_at_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0, long long _swig_go_1) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t arg2 ;
   kp_event_t *result = 0 ;
@@ -1422,7 +1429,7 @@ struct kp_event *_wrap_kp_process_event_at_ckpc_841ae388ed2f32b8(struct kp_proce
 }
 
 
-intgo _wrap_kp_process_event_scope_ckpc_841ae388ed2f32b8(struct kp_process *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_kp_process_event_scope_ckpc_32bd3b4e5470d64b(struct kp_process *_swig_go_0, long long _swig_go_1) {
   kp_process_t *arg1 = (kp_process_t *) 0 ;
   size_t arg2 ;
   int result;
@@ -1437,7 +1444,7 @@ intgo _wrap_kp_process_event_scope_ckpc_841ae388ed2f32b8(struct kp_process *_swi
 }
 
 
-intgo _wrap_kpgo_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_kpgo_sampler_new_ckpc_32bd3b4e5470d64b(kp_sampler_t **_swig_go_0, intgo _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3) {
   kp_sampler_t **arg1 = (kp_sampler_t **) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -1466,7 +1473,7 @@ intgo _wrap_kpgo_sampler_new_ckpc_841ae388ed2f32b8(kp_sampler_t **_swig_go_0, in
 }
 
 
-intgo _wrap_kpgo_process_spawn_ex_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, int *_swig_go_5) {
+intgo _wrap_kpgo_process_spawn_ex_ckpc_32bd3b4e5470d64b(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, int *_swig_go_5) {
   kp_process_t **arg1 = (kp_process_t **) 0 ;
   kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
   char **arg3 = (char **) 0 ;
@@ -1506,6 +1513,40 @@ intgo _wrap_kpgo_process_spawn_ex_ckpc_841ae388ed2f32b8(kp_process_t **_swig_go_
   {
     free(kpgo_copy5);
     free((void *)kpgo_list5);
+  }
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kpgo_process_attach_ex_ckpc_32bd3b4e5470d64b(kp_process_t **_swig_go_0, struct kp_sampler *_swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, int *_swig_go_5) {
+  kp_process_t **arg1 = (kp_process_t **) 0 ;
+  kp_sampler_t *arg2 = (kp_sampler_t *) 0 ;
+  char **arg3 = (char **) 0 ;
+  size_t arg4 ;
+  int32_t arg5 ;
+  int arg6 ;
+  int32_t *arg7 = (int32_t *) 0 ;
+  char *kpgo_copy3 = NULL ;
+  char const **kpgo_names3 = NULL ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = (kp_process_t **)_swig_go_0; 
+  arg2 = *(kp_sampler_t **)&_swig_go_1; 
+  {
+    if (kpgo_unpack(_swig_go_2.p, (size_t)_swig_go_2.n, &kpgo_copy3, &kpgo_names3, &arg4) != 0)
+    _swig_gopanic("kpgo_process_attach_ex: out of memory copying the event names");
+    arg3 = (char **)kpgo_names3;
+  }
+  arg5 = (int32_t)_swig_go_3; 
+  arg6 = (int)_swig_go_4; 
+  arg7 = (int32_t *)_swig_go_5; 
+  
+  result = (int)kpgo_process_attach_ex(arg1,arg2,(char const *const *)arg3,arg4,arg5,arg6,(int const *)arg7);
+  _swig_go_result = result; 
+  {
+    free(kpgo_copy3);
+    free((void *)kpgo_names3);
   }
   return _swig_go_result;
 }
