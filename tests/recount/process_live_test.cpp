@@ -329,3 +329,46 @@ TEST_F(RecountProcess, AttachedProcessThatEndsKeepsItsLastTotals) {
     EXPECT_EQ(read(&complete)[0], last);
     EXPECT_EQ(complete[0], 0);
 }
+
+#ifdef KPC_TEST_KPERF
+// The kperf backend's split set (tests/kperf_sim and this simulator at once): a spawned
+// command's cycles come from its own totals, the rest system-wide. Both halves now read
+// while it runs and pause together.
+TEST(KperfOwnTotalsLive, SplitSetReadsWhileRunningAndPauses) {
+    setenv("KPC_BACKEND", "kperf", 1);
+    setenv("KPC_KPERF_PATH", KPC_TEST_KPERF, 1);
+    setenv("KPC_KPERFDATA_PATH", KPC_TEST_KPERFDATA, 1);
+    setenv("KPC_LIBSYSTEM_PATH", KPC_TEST_RCSIM, 1);
+    unsetenv("RCSIM_VM");
+    rcsim_reset();
+    kp_sampler_t *s = nullptr;
+    ASSERT_EQ(kp_sampler_new(&s, nullptr), KP_OK) << kp_error_last_message();
+    const char *names[] = {"cycles", "branches"};
+    const char *argv[] = {kBusyLoop[0], kBusyLoop[1], kBusyLoop[2], nullptr};
+    kp_process_t *p = nullptr;
+    ASSERT_EQ(kp_process_spawn(&p, s, names, 2, argv), KP_OK) << kp_error_last_message();
+    EXPECT_EQ(kp_process_event_scope(p, 0), KP_PROCESS_SCOPE_PROCESS);
+    EXPECT_EQ(kp_process_event_scope(p, 1), KP_PROCESS_SCOPE_SYSTEM);
+    uint64_t v[2] = {0, 0};
+    EXPECT_TRUE(eventually([&] {
+        EXPECT_EQ(kp_process_read(p, v, 2), KP_OK) << kp_error_last_message();
+        return v[0] > static_cast<uint64_t>(kCyclesPerNs * 20e6);
+    })) << "the command's own cycles, read while it runs: " << v[0];
+    EXPECT_EQ(kp_process_stop(p), KP_OK) << kp_error_last_message();
+    uint64_t stopped[2] = {0, 0}, later[2] = {0, 0};
+    EXPECT_EQ(kp_process_read(p, stopped, 2), KP_OK) << kp_error_last_message();
+    const pid_t pid = kp_process_pid(p);
+    const uint64_t cpu = process_cpu_ns(pid);
+    EXPECT_TRUE(eventually([&] { return process_cpu_ns(pid) > cpu + 30000000; }));
+    EXPECT_EQ(kp_process_read(p, later, 2), KP_OK) << kp_error_last_message();
+    EXPECT_EQ(later[0], stopped[0]) << "own cycles paused";
+    EXPECT_EQ(later[1], stopped[1]) << "system-wide branches paused";
+    EXPECT_EQ(kp_process_start(p), KP_OK) << kp_error_last_message();
+    EXPECT_TRUE(eventually([&] {
+        EXPECT_EQ(kp_process_read(p, later, 2), KP_OK) << kp_error_last_message();
+        return later[0] > stopped[0];
+    }));
+    kp_process_free(p);
+    kp_sampler_free(s);
+}
+#endif
