@@ -61,7 +61,8 @@ type ProcessSample struct {
 	// Values are the running totals.
 	Values []uint64
 	// Complete[i] is false when the kernel multiplexed event i: its value then covers only
-	// TimeRunning[i] of TimeEnabled[i] (scale by their ratio to estimate).
+	// TimeRunning[i] of TimeEnabled[i] (scale by their ratio to estimate); also when it is
+	// not counted at all (ProcessOptions.Partial, see Process.EventStatus; value 0).
 	Complete []bool
 	// TimeEnabled[i] is how long event i was enabled, summed over the threads it counted (so
 	// it can exceed the wall-clock time); 0 when the backend does not measure it (Apple).

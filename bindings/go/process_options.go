@@ -138,8 +138,8 @@ func (s *Sampler) attachProcess(op string, opts ProcessOptions, pid int, names [
 // status is as known at the Process's creation or its last Read, ReadFull or ReadThread
 // (some backends learn of a failure only when reading).
 //
-// An index out of range (negative included) returns an *Error with ErrInvalid, and a closed Process an error
-// wrapping ErrClosed; neither says anything about an event.
+// An index out of range (negative included) returns an *Error with ErrInvalid, and a
+// closed Process an error wrapping ErrClosed; neither says anything about an event.
 func (p *Process) EventStatus(i int) error {
 	var status int
 	var reason string
