@@ -19,7 +19,7 @@
 #include "capi/handles.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
-#include "rcsim.h"
+#include "recount_fixture.hpp"
 
 namespace {
 
@@ -34,14 +34,7 @@ uint64_t process_cpu_ns() {
 
 class KperfOwnTotals : public ::testing::Test {
 protected:
-    void SetUp() override {
-        setenv("KPC_BACKEND", "kperf", 1);
-        setenv("KPC_KPERF_PATH", KPC_TEST_KPERF, 1);
-        setenv("KPC_KPERFDATA_PATH", KPC_TEST_KPERFDATA, 1);
-        setenv("KPC_LIBSYSTEM_PATH", KPC_TEST_RCSIM, 1);
-        unsetenv("RCSIM_VM");
-        rcsim_reset();
-    }
+    void SetUp() override { recount_test::use_kperf_over_rcsim(); }
     void TearDown() override { kp_sampler_free(s_); }
 
     // Runs a child that spends `ms` of CPU time, counting `names` in it as kpc stat does:

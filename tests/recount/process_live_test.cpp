@@ -335,12 +335,7 @@ TEST_F(RecountProcess, AttachedProcessThatEndsKeepsItsLastTotals) {
 // command's cycles come from its own totals, the rest system-wide. Both halves now read
 // while it runs and pause together.
 TEST(KperfOwnTotalsLive, SplitSetReadsWhileRunningAndPauses) {
-    setenv("KPC_BACKEND", "kperf", 1);
-    setenv("KPC_KPERF_PATH", KPC_TEST_KPERF, 1);
-    setenv("KPC_KPERFDATA_PATH", KPC_TEST_KPERFDATA, 1);
-    setenv("KPC_LIBSYSTEM_PATH", KPC_TEST_RCSIM, 1);
-    unsetenv("RCSIM_VM");
-    rcsim_reset();
+    use_kperf_over_rcsim();
     kp_sampler_t *s = nullptr;
     ASSERT_EQ(kp_sampler_new(&s, nullptr), KP_OK) << kp_error_last_message();
     const char *names[] = {"cycles", "branches"};

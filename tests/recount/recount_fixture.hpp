@@ -34,6 +34,19 @@ inline void spin_ms(uint64_t ms) {
 constexpr double kCyclesPerNs = 3.0;
 constexpr uint64_t kInstructionsPerCycle = 2;
 
+#ifdef KPC_TEST_KPERF
+// The kperf backend over tests/kperf_sim, with this simulator as its libSystem (where kperf's
+// kpc stat finds each command's own totals), on the default simulated Mac.
+inline void use_kperf_over_rcsim() {
+    setenv("KPC_BACKEND", "kperf", 1);
+    setenv("KPC_KPERF_PATH", KPC_TEST_KPERF, 1);
+    setenv("KPC_KPERFDATA_PATH", KPC_TEST_KPERFDATA, 1);
+    setenv("KPC_LIBSYSTEM_PATH", KPC_TEST_RCSIM, 1);
+    unsetenv("RCSIM_VM");
+    rcsim_reset();
+}
+#endif
+
 class Recount : public ::testing::Test {
 protected:
     // Simulator knobs for this test, then a recount sampler over `library`.

@@ -42,8 +42,10 @@ usage_words total_usage(const Config &c, const CpuTime &t);
 // p = round(total × share) per word, e = total − p.
 void split_usage(const Config &c, const usage_words &total, usage_words *p, usage_words *e);
 
-// Apple's `caller may inspect target` rule (CHECK_SAME_USER, root passes). The caller's own
-// process belongs to the pretended euid.
+// Apple's `caller may inspect target` rule for proc_pid_rusage and proc_pidinfo: the same
+// effective uid, or a caller with PRIV_GLOBAL_PROC_INFO, which root has
+// (proc_security_policy(..., CHECK_SAME_USER), xnu-11417 bsd/kern/proc_info.c; sandbox
+// denials are not modelled). The caller's own process belongs to the pretended euid.
 bool may_inspect(const Config &c, bool own_process, unsigned target_euid);
 
 // errno-style failure: sets errno, returns -1.
