@@ -17,13 +17,13 @@ from .counters import Counters, Sample
 from .errors import KpcError, Status
 from .event import Event, EventKind
 from .measure import Measurement
-from .process import EventStatus, ExitStatus, Process, ProcessSample, Scope
+from .process import EventStatus, ExitStatus, Process, ProcessSample, Scope, ThreadTotals
 from .sampler import Backend, Sampler
 
 __all__ = [
     "Backend", "Counters", "Event", "EventKind", "EventStatus", "ExitStatus", "KpcError",
     "LibraryNotFoundError", "Measurement", "Process", "ProcessSample", "Sample", "Sampler",
-    "Scope", "Status", "library_path", "version",
+    "Scope", "Status", "ThreadTotals", "library_path", "version",
 ]
 
 

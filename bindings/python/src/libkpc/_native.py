@@ -103,6 +103,7 @@ class ProcessOptions(ctypes.Structure):
 
 PROCESS_OPTIONS_VERSION = 1
 PROCESS_PARTIAL = 0x1
+PROCESS_SYSTEM_WIDE = -1
 
 # name: (restype, argtypes)
 _PROTOTYPES = {
@@ -166,6 +167,13 @@ _PROTOTYPES = {
                ctypes.POINTER(_c_char_p), ctypes.POINTER(ProcessOptions)]),
     "kp_process_event_status": (
         _int, [_void_p, _size_t, ctypes.POINTER(_int), ctypes.POINTER(_c_char_p)]),
+    "kp_process_attach_ex": (
+        _int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t,
+               ctypes.c_int32, ctypes.POINTER(ProcessOptions)]),
+    "kp_process_thread_count": (_size_t, [_void_p]),
+    "kp_process_read_thread": (
+        _int, [_void_p, _size_t, ctypes.POINTER(ctypes.c_int32), _u64p,
+               ctypes.POINTER(ctypes.c_uint8), _size_t]),
     "kp_process_free": (None, [_void_p]),
     "kp_process_start": (_int, [_void_p]),
     "kp_process_stop": (_int, [_void_p]),

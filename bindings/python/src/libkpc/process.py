@@ -15,7 +15,7 @@ class Scope(enum.IntEnum):
 
     TREE = 0      # the process, its threads, and the threads and processes it starts (Linux)
     PROCESS = 1   # the process and its threads only (Apple recount: the kernel's accounting)
-    SYSTEM = 2    # every CPU: everything the machine ran meanwhile (Apple kperf)
+    SYSTEM = 2    # every CPU: everything the machine ran meanwhile (system_wide; Apple kperf)
 
 
 ExitStatus = collections.namedtuple("ExitStatus", "exit_code signal")
@@ -35,6 +35,13 @@ EventStatus.__doc__ = """:meth:`Process.event_status`: whether one event is coun
 ``status`` is ``Status.OK`` when it is, else the code it failed with (e.g.
 ``Status.EUNAVAILABLE``: this machine cannot count it); ``reason`` is "" when counted, else
 libkpc's text saying why, naming the fix where there is one."""
+
+
+ThreadTotals = collections.namedtuple("ThreadTotals", "tid values complete")
+ThreadTotals.__doc__ = """:meth:`Process.read_thread`: one per-thread counter. ``tid`` is the
+thread's id (Linux gettid()); ``values`` what it counted plus the threads and processes it
+created while counted, in event order; ``complete[i]`` False when event i was multiplexed
+or is not counted."""
 
 
 def _names(args, what):
@@ -80,10 +87,11 @@ class Process(OwnedHandle):
     """Events counted for a whole process: every thread of it, and on Linux the threads
     and processes it starts (see :attr:`scopes`).
 
-    Made by :meth:`spawn` (a command, counted from its exec) or :meth:`attach` (a running
-    process; pid 0 is this Python process, every thread of it). Counting runs from then
-    on; :meth:`stop` pauses and :meth:`start` resumes. :meth:`read` gives the running
-    totals while the process runs and after it ends.
+    Made by :meth:`spawn` (a command, counted from its exec), :meth:`attach` (a running
+    process; pid 0 is this Python process, every thread of it) or :meth:`system_wide`
+    (every CPU). Counting runs from then on; :meth:`stop` pauses and :meth:`start`
+    resumes. :meth:`read` gives the running totals while the process runs and after it
+    ends; :meth:`read_thread` one thread's share of them.
 
     Unlike :class:`Counters`, every method may be called from any thread, and one thread
     may :meth:`wait` while others read, stop or start. :meth:`close` (also on leaving a
@@ -97,7 +105,8 @@ class Process(OwnedHandle):
     _CLOSED = "this Process is closed"
 
     def __init__(self):
-        raise TypeError("make a Process with Process.spawn() or Process.attach()")
+        raise TypeError("make a Process with Process.spawn(), Process.attach() or "
+                        "Process.system_wide()")
 
     @classmethod
     def spawn(cls, sampler, argv, *events, partial=False, groups=None):
@@ -132,18 +141,45 @@ class Process(OwnedHandle):
         return cls._wrap(handle.value)
 
     @classmethod
-    def attach(cls, sampler, *events, pid=0):
+    def attach(cls, sampler, *events, pid=0, partial=False, groups=None):
         """Counts ``events`` in the running process ``pid`` from now on; pid 0 (the
-        default) is this process, every thread of it.
+        default) is this process, every thread of it. ``partial`` and ``groups`` as for
+        :meth:`spawn` (Linux: a group is one perf_event group per counted thread).
 
-        Raises KpcError: EINVAL (no such process; a negative pid; a bad event list), EPERM
-        (not allowed to count it: the message says what to change), EUNSUPPORTED (Apple's
-        recount backend), EUNKNOWN_EVENT, EUNAVAILABLE, EKERNEL (too many open files), ...
+        Raises KpcError: EINVAL (no such process; a negative pid: every CPU is
+        :meth:`system_wide`; a bad event list or group), EPERM (not allowed to count it:
+        the message says what to change), EUNSUPPORTED (Apple's recount backend),
+        EUNKNOWN_EVENT, EUNAVAILABLE, EKERNEL (too many open files), ...
         """
+        pid = int(pid)
+        if pid < 0:
+            raise KpcError(int(Status.EINVAL),
+                           f"Process.attach: pid {pid} is negative; give a process id, or 0 for "
+                           "this process (every CPU: Process.system_wide)")
+        return cls._attach(sampler, events, pid, partial, groups)
+
+    @classmethod
+    def system_wide(cls, sampler, *events, partial=False, groups=None):
+        """Counts ``events`` on every CPU, whatever runs there, from now on
+        (kp_process_attach_ex with KP_PROCESS_SYSTEM_WIDE). Every scope is
+        ``Scope.SYSTEM``; ``pid`` is -1, :meth:`wait` raises ESTATE and
+        :attr:`thread_count` is 0. ``partial`` and ``groups`` as for :meth:`spawn`
+        (Linux: a group is one perf_event group per CPU).
+
+        Raises KpcError: EPERM (Linux: needs kernel.perf_event_paranoid <= 0, CAP_PERFMON
+        or root; the message names the setting), EUNSUPPORTED (Apple's recount backend:
+        use kperf as root), and the event-list errors of :meth:`attach`.
+        """
+        return cls._attach(sampler, events, _native.PROCESS_SYSTEM_WIDE, partial, groups)
+
+    @classmethod
+    def _attach(cls, sampler, events, pid, partial, groups):
         names = _names(events, "event names")
+        opts, _groups = _options(len(names), partial, groups)
         handle = ctypes.c_void_p()
-        check(_native.lib().kp_process_attach(ctypes.byref(handle), sampler._handle(),
-                                              _c_strings(names), len(names), int(pid)))
+        check(_native.lib().kp_process_attach_ex(
+            ctypes.byref(handle), sampler._handle(), _c_strings(names), len(names), pid,
+            None if opts is None else ctypes.byref(opts)))
         return cls._wrap(handle.value)
 
     @classmethod
@@ -234,6 +270,29 @@ class Process(OwnedHandle):
     def event_statuses(self):
         """:meth:`event_status` of every event, in event order."""
         return [self.event_status(i) for i in range(len(self.events))]
+
+    @property
+    def thread_count(self):
+        """Number of per-thread counters, for :meth:`read_thread`; fixed when the handle is
+        made. Linux: an attached process has one per thread it had at the attach, a spawned
+        command 1 (its first thread); 0 system-wide and on Apple."""
+        return self._call(_native.lib().kp_process_thread_count)
+
+    def read_thread(self, index):
+        """A :class:`ThreadTotals`: the totals of per-thread counter ``index``. The rows add
+        up to :meth:`read` for events counted on every thread; a thread that ended keeps
+        its final totals. Raises KpcError: EINVAL (``index`` not below
+        :attr:`thread_count`), ESTATE (sampler released), EKERNEL."""
+        n = len(self.events)
+        tid, values, complete = ctypes.c_int32(), (ctypes.c_uint64 * n)(), (ctypes.c_uint8 * n)()
+        with self._reading:
+            check(self._call(_native.lib().kp_process_read_thread, index, ctypes.byref(tid),
+                             values, complete, n))
+        return ThreadTotals(tid.value, values[:], [bool(c) for c in complete])
+
+    def read_threads(self):
+        """:meth:`read_thread` of every per-thread counter, in order."""
+        return [self.read_thread(i) for i in range(self.thread_count)]
 
     def as_dict(self):
         """:meth:`read` as {event name: total}."""
