@@ -123,6 +123,17 @@ impl SamplerError {
         }
     }
 
+    /// An error for a status code libkpc reported other than as a return value (e.g. an
+    /// event's status), with its own text.
+    pub(crate) fn with_code(code: c_int, message: String) -> SamplerError {
+        SamplerError {
+            status: Status::from_code(code),
+            code,
+            message,
+            os_code: 0,
+        }
+    }
+
     /// What went wrong, as an enum to match on.
     pub fn status(&self) -> Status {
         self.status

@@ -3,7 +3,8 @@
 //!
 //! Declared by hand rather than generated: users need no libclang or bindgen, and the ABI
 //! only grows (docs/api-stability.md). tests/rust checks the headers themselves with
-//! bindgen; `options_layout` below pins the one struct this crate mirrors.
+//! bindgen; `options_layout` and `process_options_layout` below pin the structs this crate
+//! mirrors.
 #![allow(non_camel_case_types, missing_docs)]
 
 use std::os::raw::{c_char, c_int, c_uint};
@@ -30,6 +31,20 @@ pub struct kp_process_t {
 pub const KP_PROCESS_SCOPE_TREE: c_int = 0;
 pub const KP_PROCESS_SCOPE_PROCESS: c_int = 1;
 pub const KP_PROCESS_SCOPE_SYSTEM: c_int = 2;
+
+/// `kp_process_options_t`, version 1. Always filled by `kp_process_options_init` first.
+#[repr(C)]
+pub struct kp_process_options_t {
+    pub version: c_uint,
+    pub flags: c_uint,
+    pub groups: *const i32,
+}
+
+pub const KP_PROCESS_OPTIONS_VERSION: c_uint = 1;
+/// `kp_process_options_t::flags`: an event that cannot be counted is reported per event.
+pub const KP_PROCESS_PARTIAL: c_uint = 0x1;
+/// `kp_process_attach_ex` pid: every CPU (system-wide).
+pub const KP_PROCESS_SYSTEM_WIDE: i32 = -1;
 
 /// Opaque, borrowed `kp_event_t`.
 #[repr(C)]
@@ -126,6 +141,38 @@ extern "C" {
         count: usize,
         pid: i32,
     ) -> c_int;
+    pub fn kp_process_options_init(opts: *mut kp_process_options_t, version: c_uint) -> c_int;
+    pub fn kp_process_spawn_ex(
+        out: *mut *mut kp_process_t,
+        s: *mut kp_sampler_t,
+        events: *const *const c_char,
+        count: usize,
+        argv: *const *const c_char,
+        options: *const kp_process_options_t,
+    ) -> c_int;
+    pub fn kp_process_event_status(
+        p: *const kp_process_t,
+        index: usize,
+        status: *mut c_int,
+        reason: *mut *const c_char,
+    ) -> c_int;
+    pub fn kp_process_attach_ex(
+        out: *mut *mut kp_process_t,
+        s: *mut kp_sampler_t,
+        events: *const *const c_char,
+        count: usize,
+        pid: i32,
+        options: *const kp_process_options_t,
+    ) -> c_int;
+    pub fn kp_process_thread_count(p: *const kp_process_t) -> usize;
+    pub fn kp_process_read_thread(
+        p: *mut kp_process_t,
+        index: usize,
+        tid: *mut i32,
+        values: *mut u64,
+        complete: *mut u8,
+        count: usize,
+    ) -> c_int;
     pub fn kp_process_free(p: *mut kp_process_t);
     pub fn kp_process_start(p: *mut kp_process_t) -> c_int;
     pub fn kp_process_stop(p: *mut kp_process_t) -> c_int;
@@ -206,5 +253,21 @@ mod tests {
         assert_eq!(&o.backend as *const _ as usize - base, 4);
         assert_eq!(&o.kperf_path as *const _ as usize - base, 8);
         assert_eq!(&o.kperfdata_path as *const _ as usize - base, 8 + ptr);
+    }
+
+    /// kp_process_options_t (version 1): two unsigned ints, then the groups pointer.
+    #[test]
+    fn process_options_layout() {
+        let ptr = size_of::<*const i32>();
+        assert_eq!(size_of::<kp_process_options_t>(), 8 + ptr);
+        assert_eq!(align_of::<kp_process_options_t>(), align_of::<*const i32>());
+        let o = kp_process_options_t {
+            version: 0,
+            flags: 0,
+            groups: std::ptr::null(),
+        };
+        let base = &o as *const _ as usize;
+        assert_eq!(&o.flags as *const _ as usize - base, 4);
+        assert_eq!(&o.groups as *const _ as usize - base, 8);
     }
 }

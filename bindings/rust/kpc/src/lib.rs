@@ -22,7 +22,9 @@
 //!   nothing.
 //! - [`Process`]: N events counted for a whole process, every thread of it: a command
 //!   ([`Sampler::spawn`], counted from its exec) or a running process ([`Sampler::attach`];
-//!   pid 0 is this one). `Send + Sync`; [`Process::read`] returns `[u64; N]`.
+//!   pid 0 is this one), or every CPU ([`Sampler::system_wide`]); [`ProcessOptions`] for a
+//!   partial set or event groups. `Send + Sync`; [`Process::read`] returns `[u64; N]`,
+//!   [`Process::read_thread`] one thread's share.
 //! - [`Event`]: what libkpc knows about an event; events are chosen by name.
 //! - [`SamplerError`]: every failure, with a [`Status`] to match on and libkpc's message,
 //!   which names the cause and the fix.
@@ -40,7 +42,7 @@ mod thread;
 
 pub use error::{Result, SamplerError, Status};
 pub use event::{Event, EventKind};
-pub use process::{Process, ProcessExit, ProcessSample, ProcessScope};
+pub use process::{Process, ProcessExit, ProcessOptions, ProcessSample, ProcessScope, ThreadTotals};
 pub use sampler::{Backend, Sampler, SamplerOptions};
 pub use thread::{FullSample, ThreadSampler};
 
