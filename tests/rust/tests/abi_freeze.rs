@@ -44,6 +44,31 @@ const RELEASED: &[(&str, &str, i64)] = &[
 /// pointer-size-independent form: (version, bytes before the pointers, pointer count).
 const OPTIONS_SIZES: &[(u32, usize, usize)] = &[(1, 8, 2)];
 
+/// The same for kp_process_options_t and KP_PROCESS_OPTIONS_VERSION: version and flags,
+/// then the groups pointer.
+const PROCESS_OPTIONS_SIZES: &[(u32, usize, usize)] = &[(1, 8, 1)];
+
+/// The size `table` gives for options structure version `current`, for pointers of
+/// `ptr_size` bytes; panics naming `what` when the version has no row.
+fn released_size(
+    table: &[(u32, usize, usize)],
+    current: u32,
+    what: &str,
+    ptr_size: usize,
+) -> usize {
+    let row = table
+        .iter()
+        .find(|(v, _, _)| *v == current)
+        .unwrap_or_else(|| {
+            panic!(
+                "{} version {} has no row in this file's size table: add the new version's size \
+             (fields are only appended)",
+                what, current
+            )
+        });
+    row.1 + row.2 * ptr_size
+}
+
 fn released_value(ty: &str, name: &str) -> Option<i64> {
     RELEASED
         .iter()
@@ -143,18 +168,12 @@ fn sampler_options_layout_is_the_released_one() {
             8 + ptr_size
         );
     }
-    let current = sys::KP_SAMPLER_OPTIONS_VERSION;
-    let row = OPTIONS_SIZES
-        .iter()
-        .find(|(v, _, _)| *v == current)
-        .unwrap_or_else(|| {
-            panic!(
-                "KP_SAMPLER_OPTIONS_VERSION is {} but OPTIONS_SIZES has no row for it: add the \
-             new version's size (fields are only appended)",
-                current
-            )
-        });
-    let expected = row.1 + row.2 * ptr_size;
+    let expected = released_size(
+        OPTIONS_SIZES,
+        sys::KP_SAMPLER_OPTIONS_VERSION,
+        "kp_sampler_options_t",
+        ptr_size,
+    );
     assert_eq!(
         size_of::<sys::kp_sampler_options_t>(),
         expected,
@@ -191,6 +210,68 @@ fn every_released_options_version_is_still_accepted() {
         rc,
         sys::KP_EINVAL,
         "kp_sampler_options_init(a future version)",
+    );
+}
+
+#[test]
+fn process_options_layout_is_the_released_one() {
+    let opts = MaybeUninit::<sys::kp_process_options_t>::uninit();
+    let base = opts.as_ptr();
+    let offset = |field: *const u8| field as usize - base as usize;
+    unsafe {
+        assert_eq!(
+            offset(addr_of!((*base).version) as *const u8),
+            0,
+            "version must stay the first field"
+        );
+        assert_eq!(offset(addr_of!((*base).flags) as *const u8), 4);
+        assert_eq!(offset(addr_of!((*base).groups) as *const u8), 8);
+    }
+    let ptr_size = size_of::<*const c_void>();
+    assert_eq!(
+        size_of::<sys::kp_process_options_t>(),
+        released_size(
+            PROCESS_OPTIONS_SIZES,
+            sys::KP_PROCESS_OPTIONS_VERSION,
+            "kp_process_options_t",
+            ptr_size
+        ),
+        "kp_process_options_t changed size without a new KP_PROCESS_OPTIONS_VERSION; append \
+         fields and bump the version (docs/api-stability.md)"
+    );
+    assert_eq!(
+        align_of::<sys::kp_process_options_t>(),
+        align_of::<*const c_void>()
+    );
+    // The flag and pid values a compiled caller passes.
+    assert_eq!(sys::KP_PROCESS_PARTIAL, 1);
+    assert_eq!(sys::KP_PROCESS_SYSTEM_WIDE, -1);
+}
+
+#[test]
+fn every_released_process_options_version_is_still_accepted() {
+    for version in 1..=sys::KP_PROCESS_OPTIONS_VERSION {
+        let mut opts = sys::kp_process_options_t {
+            version: 12345,
+            flags: 7,
+            groups: 1 as *const _,
+        };
+        expect_ok(
+            unsafe { sys::kp_process_options_init(&mut opts, version) },
+            "kp_process_options_init",
+        );
+        assert_eq!(opts.version, version);
+        assert_eq!(opts.flags, 0, "init must clear the flags");
+        assert!(opts.groups.is_null(), "init must reset groups to NULL");
+    }
+    let mut opts = MaybeUninit::<sys::kp_process_options_t>::zeroed();
+    let rc = unsafe {
+        sys::kp_process_options_init(opts.as_mut_ptr(), sys::KP_PROCESS_OPTIONS_VERSION + 1)
+    };
+    expect_status(
+        rc,
+        sys::KP_EINVAL,
+        "kp_process_options_init(a future version)",
     );
 }
 

@@ -431,3 +431,142 @@ fn spawn_ex_refuses_bad_options() {
     assert_eq!(note.to_str().unwrap(), "");
     unsafe { sys::kp_sampler_free(s) };
 }
+
+/// kp_process_attach_ex of `pid` with `options` (NULL allowed); Err carries the status and
+/// the message.
+fn try_attach_ex(
+    s: *mut sys::kp_sampler_t,
+    events: &[&str],
+    pid: i32,
+    options: *const sys::kp_process_options_t,
+) -> Result<*mut sys::kp_process_t, (c_int, String)> {
+    let names = c_strings(events);
+    let ptrs = pointers(&names);
+    let mut p: *mut sys::kp_process_t = 1 as *mut _; // must be reset to NULL on failure
+    let rc = unsafe { sys::kp_process_attach_ex(&mut p, s, ptrs.as_ptr(), ptrs.len(), pid, options) };
+    if rc == sys::KP_OK {
+        assert!(!p.is_null(), "kp_process_attach_ex returned KP_OK but no handle");
+        Ok(p)
+    } else {
+        assert!(p.is_null(), "kp_process_attach_ex failed but left *out non-NULL");
+        Err((rc, last_message()))
+    }
+}
+
+#[test]
+fn attach_ex_system_wide_counts_every_cpu() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let test = "attach_ex_system_wide_counts_every_cpu";
+    let p = match try_attach_ex(s, &["task-clock"], sys::KP_PROCESS_SYSTEM_WIDE, ptr::null()) {
+        Ok(p) => p,
+        Err((rc, msg)) if rc == sys::KP_EPERM => {
+            skip(test, &format!("system-wide counting is not allowed here: {}", msg));
+            return unsafe { sys::kp_sampler_free(s) };
+        }
+        Err((rc, msg)) => panic!("kp_process_attach_ex(-1) failed with {}: {}", status_name(rc), msg),
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let clock = read(p)[0];
+    eprintln!("system-wide task-clock over 100 ms: {} ns", clock);
+    assert!(clock > 50_000_000, "{} ns over 100 ms on every CPU", clock);
+    unsafe {
+        assert_eq!(sys::kp_process_pid(p), -1);
+        assert_eq!(sys::kp_process_event_scope(p, 0), sys::KP_PROCESS_SCOPE_SYSTEM as c_int);
+        assert_eq!(sys::kp_process_thread_count(p), 0);
+        let mut v = [0u64; 1];
+        expect_status(
+            sys::kp_process_read_thread(p, 0, ptr::null_mut(), v.as_mut_ptr(), ptr::null_mut(), 1),
+            sys::KP_EINVAL,
+            "kp_process_read_thread(system-wide, 0)",
+        );
+        expect_status(
+            sys::kp_process_wait(p, ptr::null_mut(), ptr::null_mut()),
+            sys::KP_ESTATE,
+            "kp_process_wait(system-wide)",
+        );
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
+
+#[test]
+fn attach_ex_options_and_refusals() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let test = "attach_ex_options_and_refusals";
+    // PARTIAL and one group, on this process: what cannot be counted is reported per event.
+    let events = ["task-clock", "cycles", "page-faults"];
+    let groups: [i32; 3] = [0, -1, 0];
+    let opts = options(sys::KP_PROCESS_PARTIAL, groups.as_ptr());
+    let p = match try_attach_ex(s, &events, 0, &opts) {
+        Ok(p) => p,
+        Err((rc, msg)) if rc == sys::KP_EPERM => {
+            skip(test, &format!("the OS does not allow counting here: {}", msg));
+            return unsafe { sys::kp_sampler_free(s) };
+        }
+        Err((rc, msg)) => panic!("kp_process_attach_ex(0) failed with {}: {}", status_name(rc), msg),
+    };
+    assert_eq!(unsafe { sys::kp_process_pid(p) }, std::process::id() as i32);
+    assert_eq!(touch_fresh_pages(500), 0);
+    let values = read(p);
+    assert!(values[0] > 0 && values[2] >= 500, "{:?}", values);
+    assert_eq!(event_status(p, 0), (sys::KP_OK, String::new()));
+    assert_eq!(event_status(p, 2), (sys::KP_OK, String::new()));
+    let (status, reason) = event_status(p, 1);
+    if status != sys::KP_OK {
+        assert!(!reason.is_empty(), "an uncounted event says why");
+        assert_eq!(values[1], 0);
+    }
+    unsafe { sys::kp_process_free(p) };
+    // The refusals kp_process_attach_ex adds to kp_process_attach's.
+    let err = try_attach_ex(s, &["task-clock"], -2, ptr::null()).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "pid -2: {}", err.1);
+    let mut bad = options(0, ptr::null());
+    bad.version = 99;
+    let err = try_attach_ex(s, &["task-clock"], 0, &bad).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "version 99: {}", err.1);
+    let err = try_attach_ex(s, &["task-clock"], 0, &options(0x80, ptr::null())).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "flags 0x80: {}", err.1);
+    let minus_two: [i32; 1] = [-2];
+    let err = try_attach_ex(s, &["task-clock"], 0, &options(0, minus_two.as_ptr())).unwrap_err();
+    assert_eq!(err.0, sys::KP_EINVAL, "group -2: {}", err.1);
+    // kp_process_attach keeps -1 out: system-wide is only kp_process_attach_ex's.
+    let names = c_strings(&["task-clock"]);
+    let ptrs = pointers(&names);
+    let mut q: *mut sys::kp_process_t = ptr::null_mut();
+    let rc = unsafe { sys::kp_process_attach(&mut q, s, ptrs.as_ptr(), 1, -1) };
+    expect_status(rc, sys::KP_EINVAL, "kp_process_attach(-1)");
+    unsafe { sys::kp_sampler_free(s) };
+}
+
+#[test]
+fn a_spawned_command_has_one_thread_row() {
+    let _turn = one_at_a_time();
+    let s = perf_event_sampler();
+    let test = "a_spawned_command_has_one_thread_row";
+    let p = match spawn(s, &["task-clock"], &["sh", "-c", "true"], test) {
+        Some(p) => p,
+        None => return unsafe { sys::kp_sampler_free(s) },
+    };
+    assert_eq!(wait(p), (0, 0));
+    assert_eq!(unsafe { sys::kp_process_thread_count(p) }, 1);
+    let (mut tid, mut v, mut complete) = (0i32, [0u64; 1], [9u8; 1]);
+    expect_ok(
+        unsafe { sys::kp_process_read_thread(p, 0, &mut tid, v.as_mut_ptr(), complete.as_mut_ptr(), 1) },
+        "kp_process_read_thread(spawned, 0)",
+    );
+    assert_eq!(tid, unsafe { sys::kp_process_pid(p) }, "the first thread's tid is the pid");
+    assert_eq!(v[0], read(p)[0], "the one row is the whole total");
+    assert_eq!(complete[0], 1);
+    unsafe {
+        assert_eq!(sys::kp_process_thread_count(ptr::null()), 0);
+        expect_status(
+            sys::kp_process_read_thread(ptr::null_mut(), 0, ptr::null_mut(), v.as_mut_ptr(), ptr::null_mut(), 1),
+            sys::KP_EINVAL,
+            "kp_process_read_thread(NULL)",
+        );
+        sys::kp_process_free(p);
+        sys::kp_sampler_free(s);
+    }
+}
