@@ -83,6 +83,9 @@ public:
     // Throws the Error of the first event that could not be attached: open_process reports
     // those per event (kpc stat shows the rest); a kp_process_t refuses the whole set.
     virtual void require_all_events() const {}
+    // As require_all_events, but only when no event at all could be attached (partial sets:
+    // a handle that counts nothing is an error, not a result).
+    virtual void require_some_event() const {}
     // Called once the child's exec succeeded; returns when counting has begun in it.
     virtual void child_execed() noexcept {}
     // Whether read() may be called at any time, not only after child_exited().

@@ -112,7 +112,10 @@ std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> s
     if (!attach.empty()) {  // empty only when partial: the command still runs
         p->counters_ = options.groups.empty() ? backend.open_process(attach, p->pid_)
                                               : backend.open_process_grouped(attach, groups, p->pid_);
-        if (!p->partial_) p->counters_->require_all_events();
+        if (p->partial_)
+            p->counters_->require_some_event();
+        else
+            p->counters_->require_all_events();
     }
     p->child_->exec();
     if (p->counters_) p->counters_->child_execed();
@@ -139,7 +142,10 @@ std::unique_ptr<ProcessCounter> ProcessCounter::attach(std::shared_ptr<Session> 
     else
         p->counters_ = options.groups.empty() ? backend.attach_process(attach, pid)
                                               : backend.attach_process_grouped(attach, groups, pid);
-    if (!p->partial_) p->counters_->require_all_events();
+    if (p->partial_)
+        p->counters_->require_some_event();
+    else
+        p->counters_->require_all_events();
     p->finish_setup();
     return p;
 }

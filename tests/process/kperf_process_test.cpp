@@ -90,3 +90,25 @@ TEST_F(KperfProcess, ReleasedSamplerStopsTheCountingAndRefusesReads) {
     EXPECT_EQ(kp_process_start(p.get()), KP_ESTATE);
     EXPECT_EQ(kp_process_stop(p.get()), KP_OK);
 }
+
+TEST_F(KperfProcess, SystemWideCountsEveryCounterOnEveryCpu) {
+    Sampler s = must_sampler();
+    const char *events[] = {"cycles", "instructions"};
+    kp_process_t *raw = nullptr;
+    ASSERT_EQ(kp_process_attach_ex(&raw, s.get(), events, 2, KP_PROCESS_SYSTEM_WIDE, nullptr), KP_OK)
+        << last_message();
+    Process p(raw);
+    EXPECT_NE(kernel_state().counting, 0u);
+    EXPECT_EQ(kp_process_pid(p.get()), -1);
+    EXPECT_EQ(kp_process_thread_count(p.get()), 0u);  // macOS has no per-thread counts of others
+    for (size_t i = 0; i < 2; ++i) EXPECT_EQ(kp_process_event_scope(p.get(), i), KP_PROCESS_SCOPE_SYSTEM) << i;
+    const std::vector<uint64_t> a = read_all(p.get());
+    pause_ms(20);
+    const std::vector<uint64_t> b = read_all(p.get());
+    EXPECT_GT(b[0], a[0]);
+    EXPECT_GT(b[1], a[1]);
+    int code = 0, sig = 0;
+    EXPECT_EQ(kp_process_wait(p.get(), &code, &sig), KP_ESTATE);
+    p.reset();
+    EXPECT_EQ(kernel_state().counting, boot_.counting) << "free left counting on";
+}

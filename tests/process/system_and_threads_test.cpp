@@ -190,8 +190,15 @@ TEST(SystemWide, RefusedWithoutPrivilegeNamingTheSetting) {
         const char *msg = kp_error_last_message();
         (void)!write(pipefd[1], msg, std::strlen(msg));
         kp_process_free(p);
+        // KP_PROCESS_PARTIAL too: a handle that could count none of its events is an error.
+        kp_process_options_t o;
+        kp_process_options_init(&o, KP_PROCESS_OPTIONS_VERSION);
+        o.flags = KP_PROCESS_PARTIAL;
+        p = nullptr;
+        int partial_rc = kp_process_attach_ex(&p, s, names, 1, KP_PROCESS_SYSTEM_WIDE, &o);
+        kp_process_free(p);
         kp_sampler_free(s);
-        _exit(rc == KP_EPERM ? 0 : 5);
+        _exit(rc != KP_EPERM ? 5 : partial_rc != KP_EPERM ? 6 : 0);
     }
     close(pipefd[1]);
     std::string msg;
@@ -202,6 +209,7 @@ TEST(SystemWide, RefusedWithoutPrivilegeNamingTheSetting) {
     ASSERT_EQ(waitpid(child, &st, 0), child);
     ASSERT_TRUE(WIFEXITED(st));
     ASSERT_NE(WEXITSTATUS(st), 3) << "could not drop to user 65534";
+    EXPECT_NE(WEXITSTATUS(st), 6) << "KP_PROCESS_PARTIAL with nothing counted must fail too";
     EXPECT_EQ(WEXITSTATUS(st), 0) << "expected KP_EPERM; message: " << msg;
     EXPECT_NE(msg.find("perf_event_paranoid"), std::string::npos) << msg;
     EXPECT_NE(msg.find("CAP_PERFMON"), std::string::npos) << msg;

@@ -206,6 +206,12 @@ void ProcessEvents::require_all_events() const {
         if (e.status != KP_OK) fail(e.status, e.error, e.os_code);
 }
 
+void ProcessEvents::require_some_event() const {
+    for (const PerEvent &e : events_)
+        if (e.status == KP_OK) return;
+    require_all_events();
+}
+
 // enable_on_exec switches the counters on inside the child's execve, after the kernel has
 // closed its close-on-exec descriptors, which is how the caller learned that the exec
 // succeeded. A stop() in between would be undone by the exec. An event that was never

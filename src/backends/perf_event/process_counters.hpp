@@ -37,6 +37,7 @@ public:
     size_t thread_count() const override { return mode_ == Mode::system ? 0 : targets_.size(); }
     std::vector<ProcessCount> read_thread(size_t index, int &tid) override;
     void require_all_events() const override;
+    void require_some_event() const override;
     void child_execed() noexcept override;
     bool reads_while_running() const override { return true; }
     bool can_pause() const override { return true; }
