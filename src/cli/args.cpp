@@ -288,6 +288,12 @@ Options parse_args(int argc, const char *const *argv) {
             parse_pids(value, o.pids, topic);
         } else if (is_stat && c.take_valued("-I", "--interval-print", value, topic)) {
             o.interval_ms = parse_interval(value, topic);
+        } else if (is_stat && (w == "-a" || w == "--all-cpus")) {
+            c.next();
+            o.all_cpus = true;
+        } else if (is_stat && w == "--per-thread") {
+            c.next();
+            o.per_thread = true;
         } else if (is_stat && c.take_valued("-x", "--field-separator", value, topic)) {
             o.csv_separator = parse_separator(value, topic);
         } else if (is_diff && c.take_valued("", "--fail-above", value, topic)) {
@@ -318,8 +324,20 @@ Options parse_args(int argc, const char *const *argv) {
             throw UsageError("-I prints one run's intervals; it cannot be combined with -r", topic);
         if (!o.pids.empty() && o.repeat != 1)
             throw UsageError("-r repeats a command; it cannot repeat -p (a process runs once)", topic);
-        if (o.child_argv.empty() && o.pids.empty())
-            throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls, or -p PID", topic);
+        if (o.all_cpus && !o.pids.empty())
+            throw UsageError("-a counts every CPU and -p given processes; give one of them", topic);
+        if (o.per_thread && o.pids.empty())
+            throw UsageError("--per-thread shows the threads of the processes given with -p "
+                             "(a command's threads all descend from its first one); add -p PID",
+                             topic);
+        if (o.per_thread && o.interval_ms)
+            throw UsageError("--per-thread prints each thread's totals at the end; it cannot be "
+                             "combined with -I", topic);
+        if (o.child_argv.empty() && o.pids.empty() && !o.all_cpus)
+            throw UsageError("kpc stat needs a command to run, e.g. kpc stat -- ls, -p PID, or -a "
+                             "(every CPU until Ctrl-C)", topic);
+        if (o.all_cpus && o.child_argv.empty() && o.repeat != 1)
+            throw UsageError("-r repeats a command; -a without one counts until Ctrl-C, once", topic);
         if (o.events.empty()) {
             o.events = default_stat_events();
             o.event_groups.assign(o.events.size(), -1);

@@ -26,6 +26,8 @@ struct Options {
     std::vector<std::string> child_argv;   // stat: the command to run
     std::vector<int> pids;                 // stat -p: running processes to count instead
     int interval_ms = 0;                   // stat -I: print the counts every this often; 0 = no
+    bool all_cpus = false;                 // stat -a: every CPU, during the command or until Ctrl-C
+    bool per_thread = false;               // stat --per-thread: -p's counts per thread
     bool quick = false;                    // check --quick
     std::vector<std::string> diff_files;   // diff: BASE.json NEW.json
     // diff --fail-above [EVENT=]PCT, in the order given; "" = every event.

@@ -14,6 +14,7 @@
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/counted_command.hpp"
+#include "cli/plain_command.hpp"
 #include "cli/process_watch.hpp"
 #include "cli/run_signals.hpp"
 #include "cli/sampler.hpp"
@@ -162,12 +163,38 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     r.pmu = kp_sampler_pmu_name(s);
     r.command = o.child_argv;
     r.pids = o.pids;
+    r.all_cpus = o.all_cpus;
     r.runs_requested = o.repeat;
     for (size_t i = 0; i < events.size(); ++i) {
         r.events.push_back(describe(o.events[i], events[i]));
         r.events.back().group = o.event_groups[i];
     }
     return r;
+}
+
+// How one run of the command ended, and its times.
+void record_exit(StatResult &r, const CommandExit &exit) {
+    r.elapsed_ns.push_back(exit.elapsed_ns);
+    r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
+    r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
+    r.exit_status = exit.exit_status();
+    r.signal = exit.term_signal;
+}
+
+// --per-thread: every thread's counts, per requested event (unset where not counted).
+void add_threads(StatResult &r, const std::vector<const kp_event_t *> &events,
+                 const Attachable &attach, const std::vector<ThreadEventCounts> &rows) {
+    for (const ThreadEventCounts &row : rows) {
+        ThreadCounts t;
+        t.pid = row.pid;
+        t.tid = row.tid;
+        t.comm = row.comm;
+        for (size_t i = 0, k = 0; i < events.size(); ++i) {
+            const ProcessEventCount *c = attach.countable[i] ? &row.counts[k++] : nullptr;
+            t.values.push_back(c && c->counted ? std::optional<uint64_t>(c->value) : std::nullopt);
+        }
+        r.threads.push_back(std::move(t));
+    }
 }
 
 // One run's counts (of the attached events), folded into `r`.
@@ -209,7 +236,7 @@ bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Option
 // (Ctrl-C, SIGTERM, SIGHUP: the processes are not kpc's, so nothing is passed on to them).
 void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
                   const Attachable &attach, StatResult &r) {
-    AttachedProcesses processes(s, attach.names, o.pids);
+    AttachedProcesses processes(s, attach.names, attach.groups, o.pids);
     r.system_wide = r.system_wide || processes.system_wide();
     double start = now_ns();
     ProcessWatch watch(processes.pids());
@@ -220,7 +247,34 @@ void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_
     if (printer) r.interval_text = printer->buffered();
     r.elapsed_ns.push_back(now_ns() - start);
     add_counts(r, events, attach, processes.read());
+    if (o.per_thread) add_threads(r, events, attach, processes.read_threads());
     r.runs_completed = 1;
+}
+
+// -a: every CPU, while the command runs (kpc starts it, not counted apart) or, without one,
+// until Ctrl-C or SIGTERM.
+void run_all_cpus(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
+                  const Attachable &attach, StatResult &r) {
+    AttachedProcesses cpus(s, attach.names, attach.groups, {KP_PROCESS_SYSTEM_WIDE});
+    r.system_wide = true;
+    std::optional<IntervalPrinter> printer;
+    const double start = now_ns();
+    if (o.interval_ms) printer.emplace(r, attach.countable, o, start);
+    auto read = [&cpus] { return cpus.read(); };
+    if (o.child_argv.empty()) {
+        ProcessWatch no_process({});  // waits for a signal, or an interval's tick
+        r.interrupted = watch_intervals(no_process, printer ? &*printer : nullptr, o, read, true);
+        r.elapsed_ns.push_back(now_ns() - start);
+    } else {
+        PlainCommand command(o.child_argv);
+        ProcessWatch watch({command.pid()});
+        watch_intervals(watch, printer ? &*printer : nullptr, o, read, false);
+        CommandExit exit = command.wait();
+        record_exit(r, exit);
+    }
+    if (printer) r.interval_text += printer->buffered();
+    add_counts(r, events, attach, cpus.read());
+    r.runs_completed += 1;
 }
 
 // One run of the command, folded into `r`.
@@ -236,11 +290,7 @@ void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_even
     }
     CommandExit exit = command.wait();
     add_counts(r, events, attach, command.read());
-    r.elapsed_ns.push_back(exit.elapsed_ns);
-    r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
-    r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
-    r.exit_status = exit.exit_status();
-    r.signal = exit.term_signal;
+    record_exit(r, exit);
     r.runs_completed += 1;
 }
 
@@ -256,7 +306,12 @@ int run_stat(const Options &o) {
         RunSignals signals;
         if (!o.pids.empty()) run_attached(s, o, events, attach, r);
         for (int run = 0; o.pids.empty() && run < o.repeat && !RunSignals::received(); ++run) {
-            run_once(s, o, events, attach, r);
+            if (o.all_cpus) {
+                run_all_cpus(s, o, events, attach, r);
+                if (o.child_argv.empty()) break;
+            } else {
+                run_once(s, o, events, attach, r);
+            }
             // Ctrl-C ends the series, as the user asked, but still reports what ran.
             if (r.signal == SIGINT || r.signal == SIGQUIT) {
                 r.interrupted = true;

@@ -89,7 +89,7 @@ ProcessWatch::Result ProcessWatch::wait(int timeout_ms) {
             else
                 without_fd = true;
         }
-        if (all) return Result::ended;
+        if (all && !pids_.empty()) return Result::ended;  // none: wait for a signal or the timeout
         long long left = deadline < 0 ? -1 : deadline - now_ms();
         if (deadline >= 0 && left <= 0) return Result::timeout;
         int slice = left < 0 ? -1 : static_cast<int>(left);

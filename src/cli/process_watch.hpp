@@ -15,7 +15,8 @@ class ProcessWatch {
 public:
     enum class Result { ended, timeout, signal };
 
-    // `pids` must exist now. Never reaps anything: a zombie counts as ended.
+    // `pids` must exist now. Never reaps anything: a zombie counts as ended. With no pids,
+    // wait() returns only on the timeout or a signal (kpc stat -a without a command).
     explicit ProcessWatch(const std::vector<pid_t> &pids);
     ~ProcessWatch();
     ProcessWatch(const ProcessWatch &) = delete;

@@ -54,7 +54,19 @@ std::string stat_report_csv(const StatResult &r, const std::string &separator) {
     // a series is interrupted after one run.
     const bool repeated = r.runs_requested > 1;
     std::string out;
-    for (const EventOutcome &e : r.events) out += join_words(event_fields(e, in, repeated), separator.c_str()) + "\n";
+    if (r.threads.empty())
+        for (const EventOutcome &e : r.events)
+            out += join_words(event_fields(e, in, repeated), separator.c_str()) + "\n";
+    // --per-thread: each line led by the thread's "comm-tid", as perf stat -x prints it.
+    for (const ThreadCounts &t : r.threads) {
+        const StatResult view = thread_view(r, t);
+        const MetricInputs thread_in = metric_inputs(view);
+        for (const EventOutcome &e : view.events) {
+            std::vector<std::string> f = event_fields(e, thread_in, false);
+            f.insert(f.begin(), thread_label(t));
+            out += join_words(f, separator.c_str()) + "\n";
+        }
+    }
     return out;
 }
 

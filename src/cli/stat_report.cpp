@@ -18,6 +18,7 @@ namespace {
 constexpr size_t kCountWidth = 18;
 constexpr size_t kUnitWidth = 4;
 constexpr size_t kNameWidth = 33;
+constexpr size_t kThreadWidth = 24;  // "comm-tid" of --per-thread
 constexpr size_t kMetricWidth = 31;
 
 const char *status_id(EventStatus s) {
@@ -200,8 +201,31 @@ std::string stat_interval_text(const StatResult &interval, double time_s) {
     return out;
 }
 
-// "'make -j8'" for a command, "process id '12,34'" for -p (perf's words).
+StatResult thread_view(const StatResult &r, const ThreadCounts &t) {
+    StatResult v = r;
+    v.threads.clear();
+    for (size_t i = 0; i < v.events.size(); ++i) {
+        EventOutcome &e = v.events[i];
+        e.enabled_ns = e.running_ns = 0;  // per-thread reads give no times
+        e.values.clear();
+        e.raw_values.clear();
+        if (e.status != EventStatus::counted) continue;
+        if (i >= t.values.size() || !t.values[i]) {
+            e.status = EventStatus::not_counted;
+            continue;
+        }
+        e.values.push_back(static_cast<double>(*t.values[i]));
+        e.raw_values.push_back(*t.values[i]);
+    }
+    return v;
+}
+
+std::string thread_label(const ThreadCounts &t) { return t.comm + "-" + std::to_string(t.tid); }
+
+// "'make -j8'" for a command, "process id '12,34'" for -p, "'system wide'" for -a (perf's
+// words).
 std::string counted_what(const StatResult &r) {
+    if (r.all_cpus) return "'system wide'";
     if (r.command.empty() && !r.pids.empty()) {
         std::string ids;
         for (int pid : r.pids) ids += (ids.empty() ? "" : ",") + std::to_string(pid);
@@ -220,7 +244,14 @@ std::string stat_report_text(const StatResult &r) {
     else if (r.runs_requested > 1)
         out += format(" (%d runs)", r.runs_completed);
     out += ":\n\n";
-    for (const EventOutcome &e : r.events) out += event_line(e, in, r.runs_completed) + "\n";
+    if (r.threads.empty())
+        for (const EventOutcome &e : r.events) out += event_line(e, in, r.runs_completed) + "\n";
+    for (const ThreadCounts &t : r.threads) {
+        const StatResult view = thread_view(r, t);
+        const MetricInputs thread_in = metric_inputs(view);
+        for (const EventOutcome &e : view.events)
+            out += pad_left(thread_label(t), kThreadWidth) + " " + event_line(e, thread_in, 1) + "\n";
+    }
     out += "\n";
     Summary elapsed = summarize(r.elapsed_ns);
     if (r.runs_completed > 1) {
@@ -241,7 +272,7 @@ std::string stat_report_text(const StatResult &r) {
     else if (r.received_signal)
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
-    if (r.system_wide)
+    if (r.system_wide && !r.all_cpus)
         out += "\n note: system-wide counts" + events_from(r, "system").value_or("") + ": the " +
                r.backend +
                " backend cannot count one process, so these include everything the machine "
@@ -318,6 +349,26 @@ std::string stat_report_json(const StatResult &r) {
         write_summary(j, "user_ns", summarize(r.user_ns));
         write_summary(j, "sys_ns", summarize(r.sys_ns));
     }
+    j.key("threads");  // --per-thread; empty otherwise
+    j.begin_array();
+    for (const ThreadCounts &t : r.threads) {
+        j.begin_object();
+        j.field("pid", t.pid);
+        j.field("tid", t.tid);
+        j.field("comm", t.comm);
+        j.key("values");  // per event name: the thread's count, null when not counted
+        j.begin_object();
+        for (size_t i = 0; i < r.events.size(); ++i) {
+            j.key(r.events[i].name);
+            if (i < t.values.size() && t.values[i] && r.events[i].status == EventStatus::counted)
+                j.value(*t.values[i]);
+            else
+                j.null();
+        }
+        j.end_object();
+        j.end_object();
+    }
+    j.end_array();
     j.key("events");
     j.begin_array();
     for (const EventOutcome &e : r.events) {

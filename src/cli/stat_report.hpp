@@ -25,5 +25,10 @@ MetricInputs metric_inputs(const StatResult &r);
 std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in);
 // A per-second rate in the largest unit that keeps it at 1 or more: 12345 -> 12.345, "K".
 double rate_in_unit(double per_second, const char **prefix);
+// --per-thread: `r` as if thread `t` had been all that was counted (one run of its values),
+// so that its lines and metrics are printed as a whole result's are.
+StatResult thread_view(const StatResult &r, const ThreadCounts &t);
+// "comm-tid", as perf stat --per-thread labels a thread.
+std::string thread_label(const ThreadCounts &t);
 
 }  // namespace kpc_cli

@@ -41,11 +41,22 @@ struct IntervalCounts {
     std::vector<std::optional<double>> values;
 };
 
+// kpc stat --per-thread: one thread's counts.
+struct ThreadCounts {
+    int pid = 0;
+    int tid = 0;
+    std::string comm;  // its name when attached
+    // Per event: its count in this thread (and the threads it created since), or unset when
+    // the event was not counted.
+    std::vector<std::optional<uint64_t>> values;
+};
+
 struct StatResult {
     std::string backend, cpu_id, cpu_name, pmu;
     std::vector<std::string> command;
     std::vector<int> pids;     // -p: the running processes counted instead of a command
-    bool system_wide = false;  // counts cover every CPU, not only the command (kperf)
+    bool system_wide = false;  // counts cover every CPU, not only the command (kperf, -a)
+    bool all_cpus = false;     // -a: every CPU was asked for
     int runs_requested = 1;
     int runs_completed = 0;
     bool interrupted = false;  // a run was ended by SIGINT/SIGQUIT, or kpc got SIGTERM/SIGHUP
@@ -57,6 +68,7 @@ struct StatResult {
     int interval_ms = 0;  // -I, or 0
     std::vector<IntervalCounts> intervals;
     std::string interval_text;  // -I with -o: the interval lines, written before the report
+    std::vector<ThreadCounts> threads;  // --per-thread, else empty
 };
 
 }  // namespace kpc_cli

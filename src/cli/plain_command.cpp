@@ -1,0 +1,66 @@
+#include "cli/plain_command.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cli/cli_error.hpp"
+#include "cli/process_watch.hpp"
+#include "cli/run_signals.hpp"
+
+extern char **environ;
+
+namespace kpc_cli {
+
+PlainCommand::PlainCommand(const std::vector<std::string> &argv) {
+    std::vector<char *> args;
+    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    int err = posix_spawnp(&pid_, args[0], nullptr, nullptr, args.data(), environ);
+    if (err != 0) {
+        pid_ = -1;
+        throw CliError("cannot run '" + argv[0] + "': " + std::strerror(err),
+                       err == ENOENT ? kExitNotFound : kExitCannotRun);
+    }
+    start_ns_ = now_ns();
+    forward_signals_to(pid_);
+}
+
+PlainCommand::~PlainCommand() {
+    stop_forwarding_signals();
+    if (pid_ > 0 && !reaped_) {
+        kill(pid_, SIGKILL);
+        while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {}
+    }
+}
+
+CommandExit PlainCommand::wait() {
+    CommandExit ex;
+    // As CountedCommand: wait without reaping, so a signal passed on meanwhile can only reach
+    // this command; then stop passing them on and reap it.
+    siginfo_t info;
+    int w;
+    do {
+        w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
+    } while (w < 0 && errno == EINTR);
+    stop_forwarding_signals();
+    ex.elapsed_ns = now_ns() - start_ns_;
+    int status = 0;
+    pid_t r;
+    do {
+        r = wait4(pid_, &status, 0, &ex.usage);
+    } while (r < 0 && errno == EINTR);
+    reaped_ = true;
+    if (r != pid_)
+        throw CliError(std::string("waiting for the command failed: ") + std::strerror(errno),
+                       kExitStatFailed);
+    if (WIFEXITED(status)) ex.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) ex.term_signal = WTERMSIG(status);
+    return ex;
+}
+
+}  // namespace kpc_cli
