@@ -104,6 +104,12 @@ std::vector<ThreadEventCounts> AttachedProcesses::read_threads() {
     return rows;
 }
 
+size_t AttachedProcesses::thread_count() const {
+    size_t n = 0;
+    for (kp_process_t *p : processes_) n += kp_process_thread_count(p);
+    return n;
+}
+
 bool AttachedProcesses::system_wide() const {
     for (kp_process_t *p : processes_)
         if (counts_system_wide(p)) return true;

@@ -37,6 +37,9 @@ public:
     std::vector<ProcessEventCount> read();
     // Every counted thread's own counts (kp_process_read_thread), process by process.
     std::vector<ThreadEventCounts> read_threads();
+    // How many threads read_threads() has rows for (0 where the backend has no per-thread
+    // counts, as on Apple).
+    size_t thread_count() const;
     bool system_wide() const;
     std::vector<pid_t> pids() const;  // empty for every CPU
 

@@ -237,6 +237,11 @@ bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Option
 void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
                   const Attachable &attach, StatResult &r) {
     AttachedProcesses processes(s, attach.names, attach.groups, o.pids);
+    if (o.per_thread && processes.thread_count() == 0)
+        throw CliError(std::string("--per-thread: the ") + kp_sampler_backend_name(s) +
+                           " backend has no per-thread counts of another process (macOS keeps "
+                           "none that kpc may read); count without --per-thread",
+                       kExitStatFailed);
     r.system_wide = r.system_wide || processes.system_wide();
     double start = now_ns();
     ProcessWatch watch(processes.pids());

@@ -84,4 +84,23 @@ check(p.returncode == 125 and "sudo" in p.stderr, "kpc stat without root fails n
 p = run(["stat", "-e", "cycles", "--", "true"], PMU_BUSY=1)
 check(p.returncode == 125 and "Instruments" in p.stderr, "busy PMU names the likely culprit", p)
 
+# -a: every counter on every CPU (cycles and instructions too, not the command's own totals).
+p = run(["stat", "--json", "-a", "-e", "cycles,instructions", "--"] + WORK)
+check(p.returncode == 0, "kpc stat -a on kperf", p)
+report = stat_json(p)
+check(report["scope"] == "system", "-a: scope system", p)
+check(all(e["source"] == "system" and e["status"] == "counted" for e in report["events"]),
+      "-a: every event counted system-wide", p)
+p = run(["stat", "-a", "-e", "cycles", "--"] + WORK)
+check("'system wide'" in p.stderr and "cannot count one process" not in p.stderr,
+      "-a: perf's header, no note that kperf had no choice", p)
+# --per-thread: macOS has no per-thread counts of another process.
+sleeper = subprocess.Popen(["sleep", "5"])
+try:
+    p = run(["stat", "--per-thread", "-e", "cycles", "-p", str(sleeper.pid)])
+finally:
+    sleeper.kill()
+    sleeper.wait()
+check(p.returncode == 125 and "no per-thread counts" in p.stderr, "--per-thread on kperf: refused", p)
+
 print("kpc info/list/stat against the kperf simulator: ok")

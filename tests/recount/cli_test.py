@@ -92,4 +92,27 @@ check(ev["task-clock"]["status"] == "counted" and value(ev["task-clock"]) > 0, "
 p = run(["stat", "-e", "branches", "--"] + WORK)
 check("kperf" in p.stderr and "root" in p.stderr, "branches: the reason names root and kperf", p)
 
+# -p: a running process's own totals from the attach; -a and --per-thread: refused, saying why.
+busy = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"])
+try:
+    p = run(["stat", "--json", "-e", "cycles,task-clock", "-p", str(busy.pid)])
+finally:
+    busy.wait()
+check(p.returncode == 0, "kpc stat -p on recount", p)
+doc = json.loads(p.stderr[p.stderr.index("{"):])
+ev = {e["name"]: e for e in doc["events"]}
+check(ev["cycles"]["status"] == "counted" and ev["cycles"]["source"] == "proc_pid_rusage",
+      "-p: cycles from the process's own totals", p)
+check(value(ev["task-clock"]) > 0, "-p: task-clock counted", p)
+p = run(["stat", "-a", "-e", "cycles", "--", "true"])
+check(p.returncode == 125 and "cannot count every CPU" in p.stderr and "kperf" in p.stderr,
+      "-a on recount: refused, naming kperf", p)
+sleeper = subprocess.Popen(["sleep", "5"])
+try:
+    p = run(["stat", "--per-thread", "-e", "cycles", "-p", str(sleeper.pid)])
+finally:
+    sleeper.kill()
+    sleeper.wait()
+check(p.returncode == 125 and "no per-thread counts" in p.stderr, "--per-thread on recount: refused", p)
+
 print("ok")
