@@ -318,8 +318,6 @@ Options parse_args(int argc, const char *const *argv) {
     }
     if (is_stat) {
         while (!c.done()) o.child_argv.push_back(c.next());
-        if (!o.pids.empty() && !o.child_argv.empty())
-            throw UsageError("-p counts running processes; give -p or a command, not both", topic);
         if (o.interval_ms && o.repeat != 1)
             throw UsageError("-I prints one run's intervals; it cannot be combined with -r", topic);
         if (!o.pids.empty() && o.repeat != 1)

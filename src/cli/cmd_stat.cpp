@@ -232,53 +232,41 @@ bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Option
     }
 }
 
-// -p: count the running processes until they have all ended, or kpc is interrupted
-// (Ctrl-C, SIGTERM, SIGHUP: the processes are not kpc's, so nothing is passed on to them).
+// -p and -a: counters kpc attaches (to running processes, or to every CPU) instead of a
+// command's own. They count while CMD runs when one is given (kpc starts it; it is counted
+// only as far as the targets cover it), else until the processes have all ended (-p) or
+// kpc is interrupted (Ctrl-C, SIGTERM, SIGHUP: nothing is passed on to processes kpc did not
+// start). No user/sys times: they would be CMD's, not the counted processes'.
 void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
                   const Attachable &attach, StatResult &r) {
-    AttachedProcesses processes(s, attach.names, attach.groups, o.pids);
-    if (o.per_thread && processes.thread_count() == 0)
+    const std::vector<int> every_cpu = {KP_PROCESS_SYSTEM_WIDE};
+    AttachedProcesses targets(s, attach.names, attach.groups, o.all_cpus ? every_cpu : o.pids);
+    if (o.per_thread && targets.thread_count() == 0)
         throw CliError(std::string("--per-thread: the ") + kp_sampler_backend_name(s) +
                            " backend has no per-thread counts of another process (macOS keeps "
                            "none that kpc may read); count without --per-thread",
                        kExitStatFailed);
-    r.system_wide = r.system_wide || processes.system_wide();
-    double start = now_ns();
-    ProcessWatch watch(processes.pids());
-    std::optional<IntervalPrinter> printer;
-    if (o.interval_ms) printer.emplace(r, attach.countable, o, start);
-    r.interrupted = watch_intervals(watch, printer ? &*printer : nullptr, o,
-                                    [&processes] { return processes.read(); }, true);
-    if (printer) r.interval_text = printer->buffered();
-    r.elapsed_ns.push_back(now_ns() - start);
-    add_counts(r, events, attach, processes.read());
-    if (o.per_thread) add_threads(r, events, attach, processes.read_threads());
-    r.runs_completed = 1;
-}
-
-// -a: every CPU, while the command runs (kpc starts it, not counted apart) or, without one,
-// until Ctrl-C or SIGTERM.
-void run_all_cpus(kp_sampler_t *s, const Options &o, const std::vector<const kp_event_t *> &events,
-                  const Attachable &attach, StatResult &r) {
-    AttachedProcesses cpus(s, attach.names, attach.groups, {KP_PROCESS_SYSTEM_WIDE});
-    r.system_wide = true;
-    std::optional<IntervalPrinter> printer;
+    r.system_wide = r.system_wide || targets.system_wide();
     const double start = now_ns();
+    std::optional<IntervalPrinter> printer;
     if (o.interval_ms) printer.emplace(r, attach.countable, o, start);
-    auto read = [&cpus] { return cpus.read(); };
+    auto read = [&targets] { return targets.read(); };
     if (o.child_argv.empty()) {
-        ProcessWatch no_process({});  // waits for a signal, or an interval's tick
-        r.interrupted = watch_intervals(no_process, printer ? &*printer : nullptr, o, read, true);
+        ProcessWatch watch(targets.pids());  // none for every CPU: until a signal
+        r.interrupted = watch_intervals(watch, printer ? &*printer : nullptr, o, read, true);
         r.elapsed_ns.push_back(now_ns() - start);
     } else {
         PlainCommand command(o.child_argv);
         ProcessWatch watch({command.pid()});
         watch_intervals(watch, printer ? &*printer : nullptr, o, read, false);
         CommandExit exit = command.wait();
-        record_exit(r, exit);
+        r.elapsed_ns.push_back(exit.elapsed_ns);
+        r.exit_status = exit.exit_status();
+        r.signal = exit.term_signal;
     }
     if (printer) r.interval_text += printer->buffered();
-    add_counts(r, events, attach, cpus.read());
+    add_counts(r, events, attach, targets.read());
+    if (o.per_thread) add_threads(r, events, attach, targets.read_threads());
     r.runs_completed += 1;
 }
 
@@ -309,14 +297,13 @@ int run_stat(const Options &o) {
     StatResult r = start_result(s, o, events);
     {
         RunSignals signals;
-        if (!o.pids.empty()) run_attached(s, o, events, attach, r);
-        for (int run = 0; o.pids.empty() && run < o.repeat && !RunSignals::received(); ++run) {
-            if (o.all_cpus) {
-                run_all_cpus(s, o, events, attach, r);
-                if (o.child_argv.empty()) break;
-            } else {
+        const bool attached = !o.pids.empty() || o.all_cpus;
+        for (int run = 0; run < o.repeat && !RunSignals::received(); ++run) {
+            if (attached)
+                run_attached(s, o, events, attach, r);
+            else
                 run_once(s, o, events, attach, r);
-            }
+            if (o.child_argv.empty()) break;  // -p or -a alone: one span, until it ends
             // Ctrl-C ends the series, as the user asked, but still reports what ran.
             if (r.signal == SIGINT || r.signal == SIGQUIT) {
                 r.interrupted = true;

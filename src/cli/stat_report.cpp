@@ -226,7 +226,7 @@ std::string thread_label(const ThreadCounts &t) { return t.comm + "-" + std::to_
 // words).
 std::string counted_what(const StatResult &r) {
     if (r.all_cpus) return "'system wide'";
-    if (r.command.empty() && !r.pids.empty()) {
+    if (!r.pids.empty()) {
         std::string ids;
         for (int pid : r.pids) ids += (ids.empty() ? "" : ",") + std::to_string(pid);
         return "process id '" + ids + "'";
@@ -257,7 +257,7 @@ std::string stat_report_text(const StatResult &r) {
     if (r.runs_completed > 1) {
         out += format("%18.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n", elapsed.mean / 1e9,
                       elapsed.stddev / 1e9, elapsed.stddev_pct);
-    } else if (r.user_ns.empty()) {  // -p: no rusage for a process kpc did not reap
+    } else if (r.user_ns.empty()) {  // -p, -a: no rusage for what kpc did not reap
         out += format("%18.9f seconds time elapsed\n", elapsed.mean / 1e9);
     } else {
         out += format("%18.9f seconds time elapsed\n\n", elapsed.mean / 1e9);
@@ -266,9 +266,9 @@ std::string stat_report_text(const StatResult &r) {
     }
     if (r.signal) out += format("\n '%s' was killed by signal %d (%s)\n", r.command[0].c_str(), r.signal,
                                 strsignal(r.signal));
-    if (r.received_signal && !r.pids.empty())
-        out += format("\n kpc received signal %d (%s) and stopped counting; the processes run on\n",
-                      r.received_signal, strsignal(r.received_signal));
+    if (r.received_signal && r.command.empty())
+        out += format("\n kpc received signal %d (%s) and stopped counting%s\n", r.received_signal,
+                      strsignal(r.received_signal), r.pids.empty() ? "" : "; the processes run on");
     else if (r.received_signal)
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
@@ -340,7 +340,7 @@ std::string stat_report_json(const StatResult &r) {
         j.end_object();
     }
     j.end_array();
-    if (r.user_ns.empty()) {  // -p: not measured
+    if (r.user_ns.empty()) {  // -p, -a: not measured
         j.key("user_ns");
         j.null();
         j.key("sys_ns");
