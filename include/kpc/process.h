@@ -38,16 +38,22 @@
  *    returns are. Each counted thread costs one file descriptor per event. A setuid or
  *    setgid program that the process execs stops being counted (the kernel's rule).
  *  - Apple, recount backend, KP_PROCESS_SCOPE_PROCESS: the process's own totals, kept by
- *    the kernel (proc_pid_rusage): every thread it ran, not the processes it starts, from
- *    the process's creation, so libkpc's own few thousand instructions in it before the
- *    exec are included. Read once the command has ended (after kp_process_wait()).
- *    kp_process_attach() is not supported there yet (KP_EUNSUPPORTED).
+ *    the kernel (proc_pid_rusage): every thread it ran, dead ones included, not the
+ *    processes it starts. Reads while the process runs give its live totals. A spawned
+ *    command is counted from the process's creation, so libkpc's own few thousand
+ *    instructions in it before the exec are included; at its end libkpc reads its final
+ *    totals just before kp_process_wait() reaps it, and later reads return those. An
+ *    attached process is counted from the attach. macOS lets a caller read another
+ *    process's totals only when both run as the same (effective) user, or the caller is
+ *    root. Once an attached process has ended and its parent has reaped it, reads keep the
+ *    totals last read, and kp_process_read_full() gives complete = 0: its work since that
+ *    read is lost (read often to lose little).
  *  - Apple, kperf backend, KP_PROCESS_SCOPE_SYSTEM: kpc cannot attach counters to another
  *    process, so the counts are every CPU's, from the handle's creation: they include
  *    everything else the machine ran meanwhile. Use it on a quiet machine, or use recount.
  *    Exception: a spawned command's cycles and instructions come from its own totals
- *    (proc_pid_rusage, KP_PROCESS_SCOPE_PROCESS) where macOS keeps them; such a set is
- *    read once the command has ended, as on recount.
+ *    (proc_pid_rusage, KP_PROCESS_SCOPE_PROCESS) where macOS keeps them, read while it
+ *    runs and at its end, as on recount.
  *
  * Thread rules: unlike kp_thread_t, a kp_process_t is not tied to a thread. Every
  * function may be called from any thread. Calls on one handle take turns on a lock inside
@@ -189,8 +195,10 @@ KP_API int kp_process_event_status(const kp_process_t *p, size_t index, int *sta
  *     kp_error_last_os_code() is ESRCH)),
  *   KP_EPERM (the caller may not count that process: it belongs to another user or is more
  *     privileged; or perf_event_paranoid forbids counting; the message says which and what
- *     to change), KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE, KP_EBUSY, KP_EUNSUPPORTED (the recount
- *     backend), KP_ESTATE (sampler released), KP_EKERNEL (too many open files: one per
+ *     to change; Apple recount: it runs as another user: run as that user, or as root with
+ *     KPC_BACKEND=recount), KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE, KP_EBUSY,
+ *     KP_EUNSUPPORTED (the backend cannot count a process, e.g. recount's cycles in a macOS
+ *     VM), KP_ESTATE (sampler released), KP_EKERNEL (too many open files: one per
  *     thread and event), KP_EFRAMEWORK, KP_ENOMEM.
  */
 KP_API int kp_process_attach(kp_process_t **out, kp_sampler_t *s, const char *const *events,
@@ -258,9 +266,10 @@ KP_API void kp_process_free(kp_process_t *p);
 
 /**
  * Resume counting after kp_process_stop(). Idempotent: a counting handle stays counting.
- * @return KP_OK; KP_EINVAL (NULL); KP_ESTATE (sampler released); KP_EUNSUPPORTED (the
- *   recount backend cannot pause: its totals cover the process's whole life);
- *   KP_EBUSY (Apple kperf: another handle now counts a different event set); KP_EKERNEL.
+ * @return KP_OK; KP_EINVAL (NULL); KP_ESTATE (sampler released); KP_EPERM (recount: the
+ *   process now runs as another user, so its totals cannot be read for the new starting
+ *   point); KP_EBUSY (Apple kperf: another handle now counts a different event set);
+ *   KP_EKERNEL.
  */
 KP_API int kp_process_start(kp_process_t *p);
 
@@ -271,8 +280,9 @@ KP_API int kp_process_start(kp_process_t *p);
  * the newcomer the counter's state before linking it where the switch reaches), so it
  * counts while the rest is paused (and, created during kp_process_start(), may stay
  * paused). Seen in tests only when other threads create threads or processes meanwhile.
- * @return KP_OK; KP_EINVAL (NULL); KP_EUNSUPPORTED (recount, as for kp_process_start());
- *   KP_EKERNEL.
+ * @return KP_OK; KP_EINVAL (NULL); KP_EPERM or KP_EKERNEL (recount: its totals could not
+ *   be read at the stop; the handle is stopped anyway, keeping the totals last read, with
+ *   complete 0); KP_EKERNEL.
  */
 KP_API int kp_process_stop(kp_process_t *p);
 
@@ -282,13 +292,14 @@ KP_API int kp_process_is_counting(const kp_process_t *p);
 /**
  * Write the running totals into @p values, in the order the events were given. May be
  * called while the process runs and after it has ended (the totals then stay as they were
- * at its end), except on the recount backend, which has the totals only once
- * kp_process_wait() has returned.
+ * at its end; for an attached process on Apple's recount backend that its parent reaped
+ * before libkpc read its final totals, as they were at the last read, with complete 0
+ * from kp_process_read_full()).
  * @param values caller buffer of at least kp_process_event_count(p) elements.
  * @param count size of @p values in elements.
  * @return KP_OK; KP_EINVAL (NULL); KP_EBUFSIZE (count too small); KP_ESTATE (sampler
- *   released; recount before kp_process_wait()); KP_EPERM (recount: the process belongs to
- *   another user); KP_EKERNEL. Allocates.
+ *   released); KP_EPERM (recount: the process runs as another user, e.g. a setuid command);
+ *   KP_EKERNEL. Allocates.
  */
 KP_API int kp_process_read(kp_process_t *p, uint64_t *values, size_t count);
 
@@ -297,7 +308,9 @@ KP_API int kp_process_read(kp_process_t *p, uint64_t *values, size_t count);
  * (NULL allowed) holds @p count elements:
  * @param complete 1 when the event was on a counter the whole time it was enabled, 0 when
  *   the kernel multiplexed it (its value then covers only time_running_ns[i] of
- *   time_enabled_ns[i]; scale by their ratio for an estimate).
+ *   time_enabled_ns[i]; scale by their ratio for an estimate); also 0 on Apple's
+ *   per-process totals (recount) when an attached process ended and was reaped before its
+ *   final totals were read (the value is then the last totals read).
  * @param time_enabled_ns nanoseconds the event was enabled, summed over the threads it
  *   counted (so it can exceed the wall-clock time); 0 when the backend does not measure it
  *   (Apple: never multiplexed).
