@@ -68,6 +68,7 @@ std::vector<ProcessEventCount> AttachedProcesses::read() {
             sum[i].value += counts[i].value;
             sum[i].enabled_ns += counts[i].enabled_ns;
             sum[i].running_ns += counts[i].running_ns;
+            sum[i].complete = sum[i].complete && counts[i].complete;
         }
     }
     return sum;

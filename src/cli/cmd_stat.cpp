@@ -76,6 +76,9 @@ void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, b
                    "counters; count fewer at once)";
         return;
     }
+    // Incomplete with no multiplexing times: a process's own totals that stopped at the
+    // last read before it was reaped (recount -p).
+    if (!c.complete && c.enabled_ns == 0) o.cut_short = true;
     double value = static_cast<double>(c.value);
     // Multiplexed: estimate the full-time count from the share of time it ran, as perf does.
     if (c.running_ns > 0 && c.running_ns < c.enabled_ns)
@@ -207,13 +210,16 @@ void add_counts(StatResult &r, const std::vector<const kp_event_t *> &events,
 
 // Wait for `watch`'s processes to end, printing an interval every -I milliseconds with
 // `read`'s totals. Signals end the wait only when `stop_on_signal` (-p); returns whether
-// one did. A backend that has the totals only at the end (recount) prints no intervals.
+// one did. Without -I, `refresh` still reads every kRefreshMs: a process's own totals
+// (recount) can be read only until its parent reaps it, and a read keeps the library's
+// last totals recent, so what a reaped process misses stays small.
+constexpr int kRefreshMs = 100;
 template <class Read>
 bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Options &o, Read read,
-                     bool stop_on_signal) {
+                     bool stop_on_signal, bool refresh = false) {
     double next = now_ns() + o.interval_ms * 1e6;
     for (;;) {
-        int timeout = -1;
+        int timeout = refresh ? kRefreshMs : -1;
         if (printer) timeout = std::max(0, static_cast<int>((next - now_ns()) / 1e6));
         ProcessWatch::Result res = watch.wait(timeout);
         if (res == ProcessWatch::Result::ended) return false;
@@ -226,6 +232,10 @@ bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Option
                 printer = nullptr;
             }
             next += o.interval_ms * 1e6;
+            continue;
+        }
+        if (res == ProcessWatch::Result::timeout && refresh) {
+            read();
             continue;
         }
         if (stop_on_signal && (RunSignals::interrupted() || RunSignals::received())) return true;
@@ -253,7 +263,8 @@ void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_
     auto read = [&targets] { return targets.read(); };
     if (o.child_argv.empty()) {
         ProcessWatch watch(targets.pids());  // none for every CPU: until a signal
-        r.interrupted = watch_intervals(watch, printer ? &*printer : nullptr, o, read, true);
+        r.interrupted = watch_intervals(watch, printer ? &*printer : nullptr, o, read, true,
+                                        !o.all_cpus);
         r.elapsed_ns.push_back(now_ns() - start);
     } else {
         PlainCommand command(o.child_argv);

@@ -109,6 +109,7 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
         c.value = values[i];
         c.enabled_ns = enabled[i];
         c.running_ns = running[i];
+        c.complete = complete[i] != 0;
         c.source = scope_source(kp_process_event_scope(p, i));
     }
     return counts;

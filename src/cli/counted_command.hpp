@@ -22,6 +22,7 @@ struct ProcessEventCount {
     uint64_t running_ns = 0;
     std::string error;
     std::string source;  // "process", "system" or "proc_pid_rusage" (kp_process_event_scope)
+    bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
 };
 
 struct CommandExit {

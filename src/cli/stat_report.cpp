@@ -285,6 +285,13 @@ std::string stat_report_text(const StatResult &r) {
     if (!groups.empty())
         out += "\n note: counted as groups, each group's events over the same time or none of "
                "them: " + groups + "\n";
+    std::string cut;
+    for (const EventOutcome &e : r.events)
+        if (e.cut_short) cut += (cut.empty() ? "" : ", ") + e.name;
+    if (!cut.empty())
+        out += "\n note: " + cut + ": a process ended and its parent reaped it before kpc read "
+               "its final totals; the counts stop at kpc's last read (every 100 ms, or every -I "
+               "interval)\n";
     std::string reasons = reasons_text(r);
     if (!reasons.empty()) out += "\n" + reasons;
     out += "\n";
@@ -415,6 +422,7 @@ std::string stat_report_json(const StatResult &r) {
         else
             j.null();
         j.field("multiplexed", multiplexed(e));
+        j.field("cut_short", e.cut_short);
         j.key("metric");
         if (std::optional<Metric> m = metric_for(e, in)) {
             j.begin_object();

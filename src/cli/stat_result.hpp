@@ -31,6 +31,9 @@ struct EventOutcome {
     std::vector<uint64_t> raw_values;  // per run, as read
     uint64_t enabled_ns = 0;  // summed over runs
     uint64_t running_ns = 0;
+    // A per-process total (recount) of a process that ended and was reaped before kpc read
+    // its final count: the value is the last one read, short of its last moments.
+    bool cut_short = false;
 };
 
 // kpc stat -I: one interval's counts.

@@ -463,9 +463,9 @@ class KpcCliTest(unittest.TestCase):
         self.assertEqual(set(r), {"schema", "kpc_version", "backend", "cpu", "command", "scope", "runs",
                                   "runs_requested", "interrupted", "exit_status", "signal",
                                   "elapsed_ns", "user_ns", "sys_ns", "events", "pids",
-                                  "interval_ms", "intervals"})
+                                  "interval_ms", "intervals", "threads"})
         self.assertEqual(r["command"], ["true"])
-        self.assertEqual((r["pids"], r["interval_ms"], r["intervals"]), ([], None, []))
+        self.assertEqual((r["pids"], r["interval_ms"], r["intervals"], r["threads"]), ([], None, [], []))
         self.assertEqual(r["scope"], "process")  # perf_event counts the command alone
         self.assertEqual(r["exit_status"], 0)
         self.assertIsNone(r["signal"])
@@ -478,9 +478,10 @@ class KpcCliTest(unittest.TestCase):
             self.assertEqual(set(e), {"name", "event", "native_name", "kind", "generic", "group",
                                       "status", "source", "reason", "unit", "value", "raw_values",
                                       "time_enabled_ns", "time_running_ns", "running_pct",
-                                      "multiplexed", "metric"})
+                                      "multiplexed", "cut_short", "metric"})
             self.assertIn(e["status"], ("counted", "not_supported", "not_counted"))
             self.assertIsNone(e["group"])  # no braces in -e
+            self.assertFalse(e["cut_short"])  # a command kpc reaps itself is read in full
             if e["status"] == "counted":
                 # perf_event attaches counters to the command and its children.
                 self.assertEqual(e["source"], "process")

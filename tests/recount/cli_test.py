@@ -104,6 +104,22 @@ ev = {e["name"]: e for e in doc["events"]}
 check(ev["cycles"]["status"] == "counted" and ev["cycles"]["source"] == "proc_pid_rusage",
       "-p: cycles from the process's own totals", p)
 check(value(ev["task-clock"]) > 0, "-p: task-clock counted", p)
+# A process whose parent reaps it at once: kpc may find it gone at the end, and then keeps
+# the totals of its last read (every 100 ms), flagged, never 0 or a made-up final count.
+busy = subprocess.Popen(["sh", "-c", "i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done"])
+kpc = subprocess.Popen([KPC, "stat", "--json", "-e", "task-clock", "-p", str(busy.pid)],
+                       env={**{k: v for k, v in os.environ.items() if not k.startswith(("KPC_", "RCSIM_"))},
+                            "KPC_BACKEND": "recount", "KPC_LIBSYSTEM_PATH": RCSIM},
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+t0 = os.times()
+busy.wait()  # reaps it the moment it exits
+burned = (os.times().children_user + os.times().children_system - t0.children_user - t0.children_system) * 1e9
+out, err = kpc.communicate(timeout=60)
+check(kpc.returncode == 0, "kpc stat -p of a process reaped at once", subprocess.CompletedProcess([], kpc.returncode, out, err))
+clock = [e for e in json.loads(err[err.index("{"):])["events"] if e["name"] == "task-clock"][0]
+print("reaped at once: counted %.0f of %.0f ms, cut_short %s" % (value(clock) / 1e6, burned / 1e6, clock["cut_short"]))
+check(clock["status"] == "counted" and value(clock) > 0.5 * burned,
+      "a process reaped at once: most of its CPU time counted", subprocess.CompletedProcess([], 0, out, err))
 p = run(["stat", "-a", "-e", "cycles", "--", "true"])
 check(p.returncode == 125 and "cannot count every CPU" in p.stderr and "kperf" in p.stderr,
       "-a on recount: refused, naming kperf", p)
