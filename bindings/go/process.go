@@ -62,7 +62,9 @@ type ProcessSample struct {
 	Values []uint64
 	// Complete[i] is false when the kernel multiplexed event i: its value then covers only
 	// TimeRunning[i] of TimeEnabled[i] (scale by their ratio to estimate); also when it is
-	// not counted at all (ProcessOptions.Partial, see Process.EventStatus; value 0).
+	// not counted at all (ProcessOptions.Partial, see Process.EventStatus; value 0), and on
+	// Apple's recount backend when an attached process ended and was reaped before its final
+	// totals were read (the value is then the last totals read).
 	Complete []bool
 	// TimeEnabled[i] is how long event i was enabled, summed over the threads it counted (so
 	// it can exceed the wall-clock time); 0 when the backend does not measure it (Apple).
@@ -117,10 +119,11 @@ func (s *Sampler) CountProcess(names ...string) (*Process, error) {
 //
 // Errors (*Error): ErrInvalid (no names, more than 32, a name twice, a NUL byte, a negative
 // pid, or no process pid: OSCode is ESRCH), ErrPermission (not allowed to count it: the
-// message says what to change), ErrUnknownEvent, ErrUnavailable, ErrBusy, ErrUnsupported
-// (Apple's recount backend), ErrState (sampler released), ErrKernel (too many open files:
-// one per thread and event), ErrFramework, ErrNoMemory; an error wrapping ErrClosed after
-// the Sampler's Close. The caller owns the Process and must Close it.
+// message says what to change; Apple recount: it runs as another user), ErrUnknownEvent,
+// ErrUnavailable, ErrBusy, ErrUnsupported (the backend cannot count a process, e.g.
+// recount's cycles in a macOS VM), ErrState (sampler released), ErrKernel (too many open
+// files: one per thread and event), ErrFramework, ErrNoMemory; an error wrapping ErrClosed
+// after the Sampler's Close. The caller owns the Process and must Close it.
 func (s *Sampler) AttachProcess(pid int, names ...string) (*Process, error) {
 	return s.newProcess("Sampler.AttachProcess", names, func(out *ckpc.Kp_process, h ckpc.Kp_sampler) int {
 		return ckpc.Kp_process_attach(out, h, names, pid)
@@ -233,8 +236,8 @@ func (p *Process) IsCounting() bool {
 
 // Start resumes counting after Stop (kp_process_start); idempotent.
 //
-// Errors: ErrState (sampler released), ErrUnsupported (recount cannot pause), ErrBusy
-// (Apple kperf), ErrKernel; an error wrapping ErrClosed after Close.
+// Errors: ErrState (sampler released), ErrPermission (recount: the process now runs as
+// another user), ErrBusy (Apple kperf), ErrKernel; an error wrapping ErrClosed after Close.
 func (p *Process) Start() error {
 	return p.call("Process.Start", ckpc.Kp_process_start)
 }
@@ -242,17 +245,21 @@ func (p *Process) Start() error {
 // Stop pauses counting in every thread and child of the process (kp_process_stop); the
 // totals stay readable. Idempotent.
 //
-// Errors: ErrUnsupported (recount), ErrKernel; an error wrapping ErrClosed after Close.
+// Errors: ErrKernel; on recount ErrPermission or ErrKernel when the totals could not be
+// read at the stop (it stops anyway, keeping the totals last read, not Complete); an error
+// wrapping ErrClosed after Close.
 func (p *Process) Stop() error {
 	return p.call("Process.Stop", ckpc.Kp_process_stop)
 }
 
 // Read returns the running totals, in the order the events were given (kp_process_read),
-// while the process runs and after it has ended (they then stay as they were at its end).
+// while the process runs and after it has ended (they then stay as they were at its end;
+// on Apple's recount backend, an attached process that its parent reaped before its final
+// totals were read keeps the totals last read, and ReadFull reports them not Complete).
 // An event not counted (ProcessOptions.Partial; see EventStatus) reads 0.
 //
-// Errors: ErrState (sampler released; recount before Wait), ErrPermission (recount:
-// another user's process), ErrKernel; an error wrapping ErrClosed after Close.
+// Errors: ErrState (sampler released), ErrPermission (recount: the process runs as another
+// user, e.g. a setuid command), ErrKernel; an error wrapping ErrClosed after Close.
 func (p *Process) Read() ([]uint64, error) {
 	values := make([]uint64, len(p.events))
 	if err := p.callRead("Process.Read", func(h ckpc.Kp_process) int {

@@ -38,8 +38,8 @@
 // thread of the process costs a file descriptor per event, and a thread the runtime creates
 // while the counters are being attached may be missed (libkpc's limit, as for perf stat
 // -p). On Apple's kperf backend a process count covers every CPU of the machine
-// (kpc.ScopeSystem; OpenProcess logs that); the recount backend cannot count a running
-// process, so there every event is logged as unsupported and skipped.
+// (kpc.ScopeSystem; OpenProcess logs that); the recount backend reads the process's own
+// totals (kpc.ScopeProcess).
 //
 // An event that cannot be counted here (unknown, or no hardware PMU, as in most virtual
 // machines) is logged with libkpc's reason (b.Logf) and skipped: the benchmark still runs
