@@ -323,8 +323,9 @@ public final class CountedProcess implements AutoCloseable {
      * @throws IllegalStateException if the sampler is closed
      * @throws KpcException {@link Status#EINVAL} (no such process: the OS code is ESRCH; a
      *     negative pid; a bad event list), {@link Status#EPERM} (not allowed to count it: the
-     *     message says what to change), {@link Status#EUNSUPPORTED} (Apple's recount
-     *     backend), {@link Status#EUNKNOWN_EVENT}, {@link Status#EUNAVAILABLE},
+     *     message says what to change; Apple recount: it runs as another user),
+     *     {@link Status#EUNSUPPORTED} (the backend cannot count a process, e.g. recount's
+     *     cycles in a macOS VM), {@link Status#EUNKNOWN_EVENT}, {@link Status#EUNAVAILABLE},
      *     {@link Status#EBUSY}, {@link Status#ESTATE}, {@link Status#EKERNEL} (too many open
      *     files: one per thread and event), {@link Status#EFRAMEWORK}, {@link Status#ENOMEM}
      */
@@ -435,8 +436,8 @@ public final class CountedProcess implements AutoCloseable {
     /**
      * Resumes counting after {@link #stop()}. Idempotent.
      *
-     * @throws KpcException {@link Status#ESTATE} (sampler released),
-     *     {@link Status#EUNSUPPORTED} (recount cannot pause), {@link Status#EBUSY} (Apple
+     * @throws KpcException {@link Status#ESTATE} (sampler released), {@link Status#EPERM}
+     *     (recount: the process now runs as another user), {@link Status#EBUSY} (Apple
      *     kperf), {@link Status#EKERNEL}
      */
     public void start() {
@@ -447,7 +448,9 @@ public final class CountedProcess implements AutoCloseable {
      * Pauses counting in every thread and child of the process; totals stay readable.
      * Idempotent.
      *
-     * @throws KpcException {@link Status#EUNSUPPORTED} (recount), {@link Status#EKERNEL}
+     * @throws KpcException {@link Status#EKERNEL}; on recount {@link Status#EPERM} or
+     *     {@link Status#EKERNEL} when the totals could not be read at the stop (it stops
+     *     anyway, keeping the totals last read, not complete)
      */
     public void stop() {
         call(h -> KpcNative.kp_process_stop(h));
@@ -460,10 +463,12 @@ public final class CountedProcess implements AutoCloseable {
 
     /**
      * The running totals, one per event in order (unsigned): while the process runs, and
-     * after it ends (they then stay as they were at its end).
+     * after it ends (they then stay as they were at its end; on Apple's recount backend, an
+     * attached process that its parent reaped before its final totals were read keeps the
+     * totals last read, and {@link #readFull()} reports them not complete).
      *
-     * @throws KpcException {@link Status#ESTATE} (sampler released; recount before
-     *     {@link #waitFor()}), {@link Status#EPERM} (recount: another user's process),
+     * @throws KpcException {@link Status#ESTATE} (sampler released), {@link Status#EPERM}
+     *     (recount: the process runs as another user, e.g. a setuid command),
      *     {@link Status#EKERNEL}
      */
     public long[] read() {
