@@ -26,8 +26,10 @@ ProcessSample = collections.namedtuple(
     "ProcessSample", "values complete time_enabled_ns time_running_ns")
 ProcessSample.__doc__ = """:meth:`Process.read_full`: one list per field, in event order.
 ``complete[i]`` is False when the kernel multiplexed event i (its value then covers
-``time_running_ns[i]`` of ``time_enabled_ns[i]``); the times are summed over the threads
-counted, and 0 where the backend does not measure them (Apple)."""
+``time_running_ns[i]`` of ``time_enabled_ns[i]``), and on Apple's recount backend when an
+attached process was reaped before its final totals were read (the value is the last read);
+the times are summed over the threads counted, and 0 where the backend does not measure them
+(Apple)."""
 
 
 EventStatus = collections.namedtuple("EventStatus", "status reason")
@@ -148,8 +150,9 @@ class Process(OwnedHandle):
 
         Raises KpcError: EINVAL (no such process; a negative pid: every CPU is
         :meth:`system_wide`; a bad event list or group), EPERM (not allowed to count it:
-        the message says what to change), EUNSUPPORTED (Apple's recount backend),
-        EUNKNOWN_EVENT, EUNAVAILABLE, EKERNEL (too many open files), ...
+        the message says what to change; Apple recount: it runs as another user),
+        EUNSUPPORTED (the backend cannot count a process, e.g. recount's cycles in a macOS
+        VM), EUNKNOWN_EVENT, EUNAVAILABLE, EKERNEL (too many open files), ...
         """
         pid = int(pid)
         if pid < 0:
@@ -222,11 +225,13 @@ class Process(OwnedHandle):
 
     def start(self):
         """Resumes counting after :meth:`stop`. Idempotent. Raises KpcError (ESTATE: sampler
-        released; EUNSUPPORTED: recount cannot pause; EBUSY; EKERNEL)."""
+        released; EPERM: recount, the process now runs as another user; EBUSY; EKERNEL)."""
         check(self._call(_native.lib().kp_process_start))
 
     def stop(self):
-        """Pauses counting in every thread and child of the process. Idempotent."""
+        """Pauses counting in every thread and child of the process. Idempotent. Raises
+        KpcError (EKERNEL; on recount EPERM or EKERNEL when the totals could not be read at
+        the stop: it stops anyway, keeping the totals last read, flagged incomplete)."""
         check(self._call(_native.lib().kp_process_stop))
 
     @property
@@ -235,8 +240,11 @@ class Process(OwnedHandle):
         return bool(self._call(_native.lib().kp_process_is_counting))
 
     def read(self):
-        """The running totals, as a list in event order. Raises KpcError (ESTATE: sampler
-        released, or recount before :meth:`wait`; EKERNEL)."""
+        """The running totals, as a list in event order, while the process runs and after
+        it ends. On Apple's recount backend an attached process that its parent reaped before
+        its final totals were read keeps the totals last read (``complete`` False in
+        :meth:`read_full`). Raises KpcError (ESTATE: sampler released; EPERM: recount, the
+        process runs as another user; EKERNEL)."""
         values = (ctypes.c_uint64 * len(self.events))()
         with self._reading:
             check(self._call(_native.lib().kp_process_read, values, len(values)))
