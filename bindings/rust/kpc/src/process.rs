@@ -107,7 +107,8 @@ pub struct ProcessSample<const N: usize> {
     /// Running totals, in event order (as [`Process::read`]).
     pub values: [u64; N],
     /// Per event: `false` when the kernel multiplexed it, so its value covers only
-    /// `time_running_ns[i]` of `time_enabled_ns[i]`.
+    /// `time_running_ns[i]` of `time_enabled_ns[i]`; also on Apple's recount backend when an
+    /// attached process was reaped before its final totals were read (the last read).
     pub complete: [bool; N],
     /// Per event: nanoseconds enabled, summed over the threads counted (so it can exceed
     /// the wall-clock time); 0 when the backend does not measure it (Apple).
@@ -255,7 +256,8 @@ impl Sampler {
     /// # Errors
     /// [`Status::InvalidArgument`] (no such process: [`SamplerError::os_code`] is ESRCH; a
     /// negative pid; a bad event list), [`Status::PermissionDenied`] (the message says what
-    /// to change), [`Status::Unsupported`] (Apple's recount backend),
+    /// to change; Apple recount: it runs as another user), [`Status::Unsupported`] (the
+    /// backend cannot count a process, e.g. recount's cycles in a macOS VM),
     /// [`Status::UnknownEvent`], [`Status::Unavailable`], [`Status::Busy`],
     /// [`Status::BadState`], [`Status::Kernel`] (too many open files: one per thread and
     /// event), [`Status::Framework`], [`Status::OutOfMemory`].
@@ -361,8 +363,8 @@ impl<const N: usize> Process<N> {
     /// Resumes counting after [`stop`](Self::stop). Does nothing if counting.
     ///
     /// # Errors
-    /// [`Status::BadState`] (sampler released), [`Status::Unsupported`] (recount cannot
-    /// pause), [`Status::Busy`] (Apple kperf), [`Status::Kernel`].
+    /// [`Status::BadState`] (sampler released), [`Status::PermissionDenied`] (recount: the
+    /// process now runs as another user), [`Status::Busy`] (Apple kperf), [`Status::Kernel`].
     pub fn start(&self) -> Result<()> {
         // SAFETY: live handle; any thread.
         check(unsafe { ffi::kp_process_start(self.raw.as_ptr()) })
@@ -372,7 +374,9 @@ impl<const N: usize> Process<N> {
     /// Does nothing if stopped.
     ///
     /// # Errors
-    /// [`Status::Unsupported`] (recount), [`Status::Kernel`].
+    /// [`Status::Kernel`]; on recount [`Status::PermissionDenied`] or [`Status::Kernel`] when
+    /// the totals could not be read at the stop (it stops anyway, keeping the totals last
+    /// read, not complete).
     pub fn stop(&self) -> Result<()> {
         // SAFETY: as start.
         check(unsafe { ffi::kp_process_stop(self.raw.as_ptr()) })
@@ -385,11 +389,13 @@ impl<const N: usize> Process<N> {
     }
 
     /// The running totals, in the order the events were given: while the process runs,
-    /// and after it ends (they then stay as they were at its end).
+    /// and after it ends (they then stay as they were at its end; on Apple's recount backend,
+    /// an attached process that its parent reaped before its final totals were read keeps
+    /// the totals last read, and [`read_full`](Self::read_full) reports them not complete).
     ///
     /// # Errors
-    /// [`Status::BadState`] (sampler released; recount before [`wait`](Self::wait)),
-    /// [`Status::PermissionDenied`] (recount: another user's process), [`Status::Kernel`].
+    /// [`Status::BadState`] (sampler released), [`Status::PermissionDenied`] (recount: the
+    /// process runs as another user, e.g. a setuid command), [`Status::Kernel`].
     pub fn read(&self) -> Result<[u64; N]> {
         let _turn = self.reading();
         let mut values = [0u64; N];
