@@ -115,7 +115,8 @@ public final class CountedProcess: @unchecked Sendable {
         /// Running totals (as ``read()``).
         public var values: [UInt64]
         /// `false` for an event the kernel multiplexed: its value then covers only
-        /// `timeRunningNs[i]` of `timeEnabledNs[i]`.
+        /// `timeRunningNs[i]` of `timeEnabledNs[i]`; also on Apple's recount backend when an
+        /// attached process was reaped before its final totals were read (the last read).
         public var complete: [Bool]
         /// Nanoseconds each event was enabled, summed over the threads it counted (so it can
         /// exceed the wall-clock time); 0 when the backend does not measure it (Apple).
@@ -193,7 +194,8 @@ public final class CountedProcess: @unchecked Sendable {
     /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (no such process:
     ///   ``KpcError/osCode`` is ESRCH; a negative pid; a bad event list; bad `options`),
     ///   ``Status/permissionDenied`` (not allowed to count it: the message says what to
-    ///   change), ``Status/unsupported`` (Apple's recount backend), ``Status/unknownEvent``,
+    ///   change; Apple recount: it runs as another user), ``Status/unsupported`` (the backend
+    ///   cannot count a process, e.g. recount's cycles in a macOS VM), ``Status/unknownEvent``,
     ///   ``Status/unavailable``, ``Status/busy``, ``Status/badState``, ``Status/kernel``
     ///   (too many open files: one per thread and event), ``Status/framework``,
     ///   ``Status/outOfMemory``, ``Status/conflict``.
@@ -242,8 +244,8 @@ public final class CountedProcess: @unchecked Sendable {
     /// Resumes counting after ``stop()`` (`kp_process_start`). Idempotent.
     ///
     /// - Throws: ``KpcError`` with ``Status/badState`` (sampler released),
-    ///   ``Status/unsupported`` (recount cannot pause), ``Status/busy`` (Apple kperf),
-    ///   ``Status/kernel``.
+    ///   ``Status/permissionDenied`` (recount: the process now runs as another user),
+    ///   ``Status/busy`` (Apple kperf), ``Status/kernel``.
     public func start() throws {
         try check(kp_process_start(raw))
     }
@@ -251,7 +253,9 @@ public final class CountedProcess: @unchecked Sendable {
     /// Pauses counting in every thread and child of the process (`kp_process_stop`); the
     /// totals stay readable. Idempotent.
     ///
-    /// - Throws: ``KpcError`` with ``Status/unsupported`` (recount), ``Status/kernel``.
+    /// - Throws: ``KpcError`` with ``Status/kernel``; on recount ``Status/permissionDenied``
+    ///   or ``Status/kernel`` when the totals could not be read at the stop (it stops anyway,
+    ///   keeping the totals last read, not complete).
     public func stop() throws {
         try check(kp_process_stop(raw))
     }
@@ -260,11 +264,13 @@ public final class CountedProcess: @unchecked Sendable {
     public var isCounting: Bool { kp_process_is_counting(raw) != 0 }
 
     /// The running totals, in event order (`kp_process_read`): while the process runs, and
-    /// after it ends (they then stay as they were at its end).
+    /// after it ends (they then stay as they were at its end; on Apple's recount backend, an
+    /// attached process that its parent reaped before its final totals were read keeps the
+    /// totals last read, and ``readFull()`` reports them not complete).
     ///
-    /// - Throws: ``KpcError`` with ``Status/badState`` (sampler released; recount before
-    ///   ``wait()``), ``Status/permissionDenied`` (recount: another user's process),
-    ///   ``Status/kernel``.
+    /// - Throws: ``KpcError`` with ``Status/badState`` (sampler released),
+    ///   ``Status/permissionDenied`` (recount: the process runs as another user, e.g. a
+    ///   setuid command), ``Status/kernel``.
     public func read() throws -> [UInt64] {
         var values = [UInt64](repeating: 0, count: events.count)
         try readLock.withLock {
