@@ -44,6 +44,18 @@ public:
     virtual int read_values(uint64_t *values) noexcept = 0;
 };
 
+// read() for counters that are never multiplexed and measure no enabled/running times
+// (Apple's kpc and the kernel's recount totals): `n` events all complete, times 0, then
+// `c`'s read_values().
+inline int read_never_multiplexed(ThreadCounters &c, size_t n, uint64_t *values, uint8_t *complete,
+                                  uint64_t *enabled_ns, uint64_t *running_ns) noexcept {
+    *enabled_ns = 0;
+    *running_ns = 0;
+    if (complete)
+        for (size_t i = 0; i < n; ++i) complete[i] = 1;
+    return c.read_values(values);
+}
+
 // Counts of one event for a whole child process and its threads (the kpc stat command).
 struct ProcessCount {
     bool counted = false;    // false: `status` and `error` say why

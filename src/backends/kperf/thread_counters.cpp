@@ -127,12 +127,7 @@ void KperfThreadCounters::stop() {
 
 int KperfThreadCounters::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
                               uint64_t *running_ns) noexcept {
-    // Apple's counters are never multiplexed, and kpc measures no enabled/running times.
-    *enabled_ns = 0;
-    *running_ns = 0;
-    if (complete)
-        for (size_t i = 0; i < n_; ++i) complete[i] = 1;
-    return read_values(values);
+    return read_never_multiplexed(*this, n_, values, complete, enabled_ns, running_ns);
 }
 
 int KperfThreadCounters::read_values(uint64_t *values) noexcept {

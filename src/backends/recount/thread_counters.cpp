@@ -56,12 +56,7 @@ void RecountThreadCounters::stop() {
 
 int RecountThreadCounters::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
                                 uint64_t *running_ns) noexcept {
-    // The kernel's totals are never multiplexed and carry no enabled/running times.
-    *enabled_ns = 0;
-    *running_ns = 0;
-    if (complete)
-        for (size_t i = 0; i < n_; ++i) complete[i] = 1;
-    return read_values(values);
+    return read_never_multiplexed(*this, n_, values, complete, enabled_ns, running_ns);
 }
 
 int RecountThreadCounters::read_values(uint64_t *values) noexcept {
