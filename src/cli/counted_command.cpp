@@ -66,16 +66,8 @@ CountedCommand::~CountedCommand() {
 
 CommandExit CountedCommand::wait() {
     CommandExit ex;
-    // Wait for the exit without reaping, so that a signal kpc passes on meanwhile can only
-    // reach this command (a zombie still holds its pid); then stop passing them on and let
-    // libkpc read its totals and reap it.
-    pid_t pid = static_cast<pid_t>(kp_process_pid(process_));
-    siginfo_t info;
-    int w;
-    do {
-        w = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT);
-    } while (w < 0 && errno == EINTR);
-    stop_forwarding_signals();
+    // Then libkpc reads its totals and reaps it.
+    wait_exit_then_stop_forwarding(static_cast<pid_t>(kp_process_pid(process_)));
     ex.elapsed_ns = now_ns() - start_ns_;
     // kp_process_wait reaps the command in this process, so the children's usage grows by
     // exactly the command's (kpc has no other child).

@@ -40,14 +40,7 @@ PlainCommand::~PlainCommand() {
 
 CommandExit PlainCommand::wait() {
     CommandExit ex;
-    // As CountedCommand: wait without reaping, so a signal passed on meanwhile can only reach
-    // this command; then stop passing them on and reap it.
-    siginfo_t info;
-    int w;
-    do {
-        w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
-    } while (w < 0 && errno == EINTR);
-    stop_forwarding_signals();
+    wait_exit_then_stop_forwarding(pid_);
     ex.elapsed_ns = now_ns() - start_ns_;
     int status = 0;
     pid_t r;

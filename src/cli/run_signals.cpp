@@ -1,5 +1,8 @@
 #include "cli/run_signals.hpp"
 
+#include <sys/wait.h>
+
+#include <cerrno>
 #include <csignal>
 
 namespace kpc_cli {
@@ -68,5 +71,12 @@ void forward_signals_to(pid_t pid) {
 }
 
 void stop_forwarding_signals() { g_target = -1; }
+
+void wait_exit_then_stop_forwarding(pid_t pid) {
+    siginfo_t info;
+    while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    stop_forwarding_signals();
+}
 
 }  // namespace kpc_cli

@@ -34,5 +34,9 @@ void forward_signals_to(pid_t pid);
 // Once the command has exited but before it is reaped, so a late signal never reaches a
 // recycled pid.
 void stop_forwarding_signals();
+// Waits for `pid` to exit without reaping it, so that a signal passed on meanwhile can only
+// reach that process (a zombie still holds its pid), then stops passing signals on. The
+// caller reaps it next.
+void wait_exit_then_stop_forwarding(pid_t pid);
 
 }  // namespace kpc_cli

@@ -132,6 +132,27 @@ class KpcSystemWideTest(unittest.TestCase):
         self.assertIn("Performance counter stats for 'system wide' (interrupted):", err)
         self.assertRegex(err, r"msec task-clock")
 
+    def test_stat_all_cpus_passes_sigterm_to_its_command(self):
+        """-a CMD: kpc started CMD, so SIGTERM goes on to it (as for a counted command)."""
+        self.require_all_cpus()
+        with tempfile.TemporaryDirectory() as d:
+            marker = os.path.join(d, "pid")
+            k = kpc_popen(["stat", "-a", "-e", "task-clock", "--", "sh", "-c",
+                           "echo $$ > %s; exec sleep 30" % marker])
+            deadline = time.monotonic() + 10
+            while not os.path.exists(marker) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.05)
+            with open(marker) as f:
+                child = int(f.read())
+            k.send_signal(signal.SIGTERM)
+            _, err = k.communicate(timeout=10)
+        self.assertEqual(k.returncode, 128 + signal.SIGTERM, err)
+        self.assertIn("passed it on to 'sh'", err)
+        self.assertIn("'system wide' (interrupted)", err)
+        with self.assertRaises(ProcessLookupError):  # the command is gone, and was reaped
+            os.kill(child, 0)
+
     def test_stat_all_cpus_refused_without_privilege(self):
         """Unprivileged with perf_event_paranoid > 0: exit 125, naming the setting to change."""
         if paranoid() <= 0:

@@ -66,6 +66,15 @@ void run_uncounted(const std::vector<std::string> &args) {
     ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
 }
 
+// Options that put the first two events in one group.
+kp_process_options_t two_in_one_group() {
+    static const int32_t groups[] = {0, 0};
+    kp_process_options_t o;
+    EXPECT_EQ(kp_process_options_init(&o, KP_PROCESS_OPTIONS_VERSION), KP_OK);
+    o.groups = groups;
+    return o;
+}
+
 // Whether this process may count every CPU (root, CAP_PERFMON, or paranoid <= 0).
 bool may_count_system_wide() { return geteuid() == 0 || perf_event_paranoid() <= 0; }
 
@@ -152,10 +161,7 @@ TEST(SystemWide, StopFreezesTheTotals) {
 TEST(SystemWide, GroupsCountTogether) {
     if (!may_count_system_wide()) GTEST_SKIP() << "system-wide counting is not permitted here";
     Sampler s = sampler();
-    kp_process_options_t o;
-    ASSERT_EQ(kp_process_options_init(&o, KP_PROCESS_OPTIONS_VERSION), KP_OK);
-    const int32_t groups[] = {0, 0};
-    o.groups = groups;
+    const kp_process_options_t o = two_in_one_group();
     Process p;
     ASSERT_EQ(attach_ex(&p, s.get(), {"task-clock", "page-faults"}, KP_PROCESS_SYSTEM_WIDE, &o), KP_OK)
         << kp_error_last_message();
@@ -338,10 +344,7 @@ TEST(AttachEx, PartialReportsTheEventThatCannotCount) {
 
 TEST(AttachEx, GroupsOnAnAttachedProcess) {
     Sampler s = sampler();
-    kp_process_options_t o;
-    ASSERT_EQ(kp_process_options_init(&o, KP_PROCESS_OPTIONS_VERSION), KP_OK);
-    const int32_t groups[] = {0, 0};
-    o.groups = groups;
+    const kp_process_options_t o = two_in_one_group();
     Process p;
     ASSERT_EQ(attach_ex(&p, s.get(), {"task-clock", "page-faults"}, 0, &o), KP_OK) << kp_error_last_message();
     ASSERT_TRUE(kpc_test::touch_fresh_pages(400));
@@ -359,10 +362,7 @@ TEST(AttachEx, GroupsOnAnAttachedProcess) {
 
 TEST(SpawnEx, AGroupStillCountsWholeAfterStopAndStart) {
     Sampler s = sampler();
-    kp_process_options_t o;
-    ASSERT_EQ(kp_process_options_init(&o, KP_PROCESS_OPTIONS_VERSION), KP_OK);
-    const int32_t groups[] = {0, 0};
-    o.groups = groups;
+    const kp_process_options_t o = two_in_one_group();
     const char *events[] = {"task-clock", "context-switches"};
     // Sleeps until killed, in one thread (no fork: a new process's copy of the group starts
     // scheduled, which would hide a member left off): every wake-up is a context switch,
