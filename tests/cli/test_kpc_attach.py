@@ -226,6 +226,36 @@ class KpcAttachTest(unittest.TestCase):
         self.assertEqual(len(rows[-1]), 7, rows)  # the whole run's line
         self.assertEqual(rows[-1][1:3], ["msec", "task-clock"])
 
+    def test_stat_interval_csv_agrees_with_perf(self):
+        """-I -x next to perf stat -I -x: the same fields per line, and the same 200 ms each."""
+        self.require_counting()
+        if not os.access(PERF, os.X_OK):
+            self.skipTest("%s is not installed (apt-get install linux-perf)" % PERF)
+        args = ["-I", "200", "-e", "task-clock,page-faults", "--", test_kpc.WORKLOAD, "spin", "700"]
+        with tempfile.TemporaryDirectory() as d:
+            perf_path, kpc_path = os.path.join(d, "perf.csv"), os.path.join(d, "kpc.csv")
+            perf = subprocess.run([PERF, "stat", "-x,", "-o", perf_path] + args, capture_output=True,
+                                  text=True, timeout=120)
+            if perf.returncode != 0:
+                self.skipTest("perf stat -I does not run here (exit %d): %s" % (perf.returncode, perf.stderr.strip()))
+            p = Kpc.run(["stat", "-x", ",", "-o", kpc_path] + args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            read = lambda path: [l.strip().split(",") for l in open(path) if l.strip() and not l.startswith("#")]
+            theirs, ours = read(perf_path), read(kpc_path)
+        # perf ends with the last, partial interval; kpc leaves it to the whole run's lines.
+        theirs_full = [row for row in theirs if float(row[0]) < 0.65]
+        ours_timed = [row for row in ours if len(row) == 8]
+        print("perf intervals %s; kpc intervals %s" % ([r[1] for r in theirs], [r[1] for r in ours_timed]))
+        self.assertEqual(len(ours_timed), len(theirs_full), (ours, theirs))
+        for k, q in zip(ours_timed, theirs_full):
+            self.assertEqual(len(k), len(q), (k, q))
+            self.assertEqual(k[2:4], q[2:4])  # unit and event, in -e's order
+            self.assertEqual(k[5], q[5])      # % counted: 100.00 for software events
+            self.assertEqual(k[7], q[7])      # metric unit
+            self.assertAlmostEqual(float(k[0]), float(q[0]), delta=0.1)  # the tick's time
+            if k[3] == "task-clock":  # a spinning process: about 200 ms of CPU per interval
+                self.assertLess(abs(float(k[1]) - float(q[1])), 0.15 * 200, (k, q))
+
     def test_stat_interval_with_pid(self):
         self.require_counting()
         w = spin(1000)
