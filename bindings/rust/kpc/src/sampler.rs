@@ -162,7 +162,7 @@ impl Sampler {
     }
 
     /// Machine-readable CPU identifier: the kpep database name on Apple ("as4"),
-    /// "<vendor>-<family>-<model>" on Linux.
+    /// `"<vendor>-<family>-<model>"` on Linux.
     pub fn cpu_id(&self) -> String {
         // SAFETY: live sampler; string owned by it, copied.
         ffi::owned(unsafe { ffi::kp_sampler_cpu_id(self.raw.as_ptr()) }).unwrap_or_default()
