@@ -183,12 +183,10 @@ std::unique_ptr<ProcessEvents> ProcessEvents::attach(const std::vector<const Eve
     std::unique_ptr<ProcessEvents> p(
         new ProcessEvents(events.size(), Mode::attached, pid, list_threads(pid)));
     p->open_all(events, groups);
-    bool any = false;  // a descriptor on any thread: else every thread had ended
-    for (const PerEvent &pe : p->events_)
-        for (int fd : pe.fds) any = any || fd >= 0;
+    p->drop_ended_threads();
     bool refused = false;
     for (const PerEvent &pe : p->events_) refused = refused || pe.status != KP_OK;
-    if (!any && !refused) no_such_process(pid);
+    if (p->targets_.empty() && !refused) no_such_process(pid);  // every thread had ended
     p->start();  // all at once, so every event covers the same span
     return p;
 }
@@ -199,6 +197,27 @@ std::unique_ptr<ProcessEvents> ProcessEvents::system_wide(const std::vector<cons
     p->open_all(events, groups);
     p->start();
     return p;
+}
+
+// A thread that ended between the listing and its counters has none: no row for it.
+void ProcessEvents::drop_ended_threads() {
+    size_t kept = 0;
+    for (size_t t = 0; t < targets_.size(); ++t) {
+        bool counted = false;
+        for (const PerEvent &pe : events_) counted = counted || pe.fds[t] >= 0;
+        if (!counted) continue;
+        targets_[kept] = targets_[t];
+        for (PerEvent &pe : events_) {
+            pe.fds[kept] = pe.fds[t];
+            pe.member[kept] = pe.member[t];
+        }
+        ++kept;
+    }
+    targets_.resize(kept);
+    for (PerEvent &pe : events_) {
+        pe.fds.resize(kept);
+        pe.member.resize(kept);
+    }
 }
 
 void ProcessEvents::require_all_events() const {

@@ -58,6 +58,8 @@ private:
     ProcessEvents(size_t events, Mode mode, int pid, std::vector<int> targets);
     // Opens every (target, event); records refusals per event.
     void open_all(const std::vector<const Event *> &events, const std::vector<int> &groups);
+    // Attached: forgets the threads that ended before any counter was opened on them.
+    void drop_ended_threads();
     // The refusal of `e` on `target` as status + message, in the words of this mode.
     int diagnose(int err, const Event &e, int target, bool in_group, std::string *message) const;
     // The counts of targets [first, last) of every event, summed per event.
