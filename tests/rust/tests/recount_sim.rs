@@ -60,6 +60,9 @@ struct Sim {
 impl Sim {
     /// None (after recording a skip) unless CTest named the simulator.
     fn begin(test: &str) -> Option<Sim> {
+        // Serialised before reading the environment: another test may have pointed
+        // KPC_LIBSYSTEM_PATH at another simulator until its Sim drops.
+        let serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
         let path = match std::env::var("KPC_LIBSYSTEM_PATH") {
             Ok(p) if std::env::var("KPC_BACKEND").as_deref() == Ok("recount") => p,
             _ => {
@@ -71,7 +74,6 @@ impl Sim {
                 return None;
             }
         };
-        let serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
         let cpath = CString::new(path.clone()).unwrap();
         let reset = unsafe {
             let lib = dlopen(cpath.as_ptr(), RTLD_NOW);
