@@ -20,10 +20,15 @@ void check_options(const kpc_cli::Options &o) {
     KPC_FUZZ_CHECK(o.repeat >= 1 && o.repeat <= 100000, std::to_string(o.repeat));
     KPC_FUZZ_CHECK(*kpc_cli::usage_text(o.help_topic) != '\0', o.help_topic);
     if (o.command == Command::stat) {
-        // A command or -p processes, never both, never neither.
-        KPC_FUZZ_CHECK(o.child_argv.empty() != o.pids.empty(), "stat needs a command or -p, not both");
+        // Something to count: a command, -p processes (with or without a command) or -a;
+        // never -a with -p.
+        KPC_FUZZ_CHECK(!o.child_argv.empty() || !o.pids.empty() || o.all_cpus, "stat with nothing to count");
+        KPC_FUZZ_CHECK(!(o.all_cpus && !o.pids.empty()), "-a with -p");
         for (int pid : o.pids) KPC_FUZZ_CHECK(pid > 0, "pid " + std::to_string(pid));
         KPC_FUZZ_CHECK(o.pids.empty() || o.repeat == 1, "-p with -r");
+        KPC_FUZZ_CHECK(!o.all_cpus || !o.child_argv.empty() || o.repeat == 1, "-a alone with -r");
+        // --per-thread: the threads of -p processes, at the end (not with -I).
+        KPC_FUZZ_CHECK(!o.per_thread || (!o.pids.empty() && o.interval_ms == 0), "--per-thread without -p, or with -I");
         KPC_FUZZ_CHECK(o.interval_ms == 0 || (o.interval_ms >= 10 && o.interval_ms <= 86400000),
                        "-I " + std::to_string(o.interval_ms));
         KPC_FUZZ_CHECK(o.interval_ms == 0 || o.repeat == 1, "-I with -r");
@@ -58,6 +63,7 @@ void check_options(const kpc_cli::Options &o) {
             KPC_FUZZ_CHECK(o.events.empty() && o.event_groups.empty(), "events outside stat");
             KPC_FUZZ_CHECK(!o.csv_separator, "-x outside stat");
             KPC_FUZZ_CHECK(o.pids.empty() && o.interval_ms == 0, "-p or -I outside stat");
+            KPC_FUZZ_CHECK(!o.all_cpus && !o.per_thread, "-a or --per-thread outside stat");
         }
     }
 }
