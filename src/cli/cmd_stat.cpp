@@ -175,11 +175,14 @@ StatResult start_result(kp_sampler_t *s, const Options &o, const std::vector<con
     return r;
 }
 
-// How one run of the command ended, and its times.
-void record_exit(StatResult &r, const CommandExit &exit) {
+// How one run of a command ended; with `cpu_times`, its user and system times too (not
+// for -p and -a, where the command is not what was counted).
+void record_exit(StatResult &r, const CommandExit &exit, bool cpu_times) {
     r.elapsed_ns.push_back(exit.elapsed_ns);
-    r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
-    r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
+    if (cpu_times) {
+        r.user_ns.push_back(timeval_ns(exit.usage.ru_utime));
+        r.sys_ns.push_back(timeval_ns(exit.usage.ru_stime));
+    }
     r.exit_status = exit.exit_status();
     r.signal = exit.term_signal;
 }
@@ -270,10 +273,7 @@ void run_attached(kp_sampler_t *s, const Options &o, const std::vector<const kp_
         PlainCommand command(o.child_argv);
         ProcessWatch watch({command.pid()});
         watch_intervals(watch, printer ? &*printer : nullptr, o, read, false);
-        CommandExit exit = command.wait();
-        r.elapsed_ns.push_back(exit.elapsed_ns);
-        r.exit_status = exit.exit_status();
-        r.signal = exit.term_signal;
+        record_exit(r, command.wait(), false);
     }
     if (printer) r.interval_text += printer->buffered();
     add_counts(r, events, attach, targets.read());
@@ -294,7 +294,7 @@ void run_once(kp_sampler_t *s, const Options &o, const std::vector<const kp_even
     }
     CommandExit exit = command.wait();
     add_counts(r, events, attach, command.read());
-    record_exit(r, exit);
+    record_exit(r, exit, true);
     r.runs_completed += 1;
 }
 

@@ -112,10 +112,7 @@ std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> s
     if (!attach.empty()) {  // empty only when partial: the command still runs
         p->counters_ = options.groups.empty() ? backend.open_process(attach, p->pid_)
                                               : backend.open_process_grouped(attach, groups, p->pid_);
-        if (p->partial_)
-            p->counters_->require_some_event();
-        else
-            p->counters_->require_all_events();
+        p->require_events();
     }
     p->child_->exec();
     if (p->counters_) p->counters_->child_execed();
@@ -137,17 +134,21 @@ std::unique_ptr<ProcessCounter> ProcessCounter::attach(std::shared_ptr<Session> 
     if (attach.empty())  // partial, and every event unavailable: nothing to attach
         fail(p->status_[0], "none of the events can be counted here; the first, '" +
                                 p->events_[0]->name + "': " + p->reasons_[0]);
-    if (pid == kSystemWide)
+    if (pid == KP_PROCESS_SYSTEM_WIDE)
         p->counters_ = backend.count_system_wide(attach, groups);
     else
         p->counters_ = options.groups.empty() ? backend.attach_process(attach, pid)
                                               : backend.attach_process_grouped(attach, groups, pid);
-    if (p->partial_)
-        p->counters_->require_some_event();
-    else
-        p->counters_->require_all_events();
+    p->require_events();
     p->finish_setup();
     return p;
+}
+
+void ProcessCounter::require_events() const {
+    if (partial_)
+        counters_->require_some_event();
+    else
+        counters_->require_all_events();
 }
 
 void ProcessCounter::cannot_pause() const {
@@ -245,7 +246,7 @@ bool ProcessCounter::status(size_t index, int &code, const char *&reason) const 
 ProcessExit ProcessCounter::wait() {
     {
         std::lock_guard<std::mutex> lock(mu_);
-        if (pid_ == kSystemWide)
+        if (pid_ == KP_PROCESS_SYSTEM_WIDE)
             fail(KP_ESTATE, "a system-wide handle (KP_PROCESS_SYSTEM_WIDE) counts no process of "
                             "its own: there is nothing to wait for; stop or free it instead");
         if (!child_)

@@ -32,8 +32,7 @@ public:
                                                  const std::vector<std::string> &argv,
                                                  const ProcessOptions &options = {});
     // kp_process_attach: count running process `pid` (> 0) from now on, or every CPU for
-    // kSystemWide. Throws kpc::Error.
-    static constexpr int kSystemWide = -1;
+    // KP_PROCESS_SYSTEM_WIDE. Throws kpc::Error.
     static std::unique_ptr<ProcessCounter> attach(std::shared_ptr<Session> session,
                                                   std::vector<const Event *> events, int pid,
                                                   const ProcessOptions &options = {});
@@ -74,6 +73,8 @@ private:
     void report(const std::vector<ProcessCount> &counts, uint64_t *values, uint8_t *complete,
                 uint64_t *enabled_ns, uint64_t *running_ns);
     void check_buffers(size_t count, const char *fn) const;
+    // After the backend attached: a partial set needs one event counted, else every one.
+    void require_events() const;
     void finish_setup();  // scope, counting state
     [[noreturn]] void cannot_pause() const;
 
