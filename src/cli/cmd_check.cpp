@@ -1,5 +1,6 @@
 // kpc check: measures known workloads with each generic event and judges the numbers
 // (docs/cli.md, "kpc check"). Built on the public C API only.
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,17 @@ void run_loop(EventCounter &c, Results &rs, const Scale &sc) {
         total += largest.count;
     }
     if (!moved(rs, total, "the counted loop")) return;
+    // Interference (other processes, a VM's host) only adds to a count. When the sizes stray
+    // from a line, measure them once more and keep each size's smaller count, so that a busy
+    // machine does not fail a counter that follows the work; one that does not still fails.
+    if (fit_line(sizes, counts).max_relative_deviation > kLinearityTolerance) {
+        for (int k = 1; k <= kLoopSizes; ++k) {
+            const uint64_t n = sc.loop_iterations * k;
+            Measurement again = c.min_of(sc.runs, [n] { counted_loop(n); });
+            counts[k - 1] = std::min(counts[k - 1], again.count);
+            if (k == kLoopSizes && again.count < largest.count) largest = again;
+        }
+    }
     const std::string event = rs.front().event;
     for (CheckResult &r : rs) {
         if (r.check == "linearity") {
