@@ -68,7 +68,11 @@ func TestPerThreadRowsAddUpToTheProcess(t *testing.T) {
 		}
 		seen[r.TID] = true
 		sum += r.Values[0]
-		if burning[r.TID] && time.Duration(r.Values[0]) < burn {
+		// task-clock and the thread CPU clock that burnCPU watches are two kernel clocks:
+		// task-clock leaves out the scheduler's own switch path, so under load it reads a
+		// little less than the CPU time (0.06% measured here, more on a busy VM). 90%
+		// still tells the burner's row from every other thread's.
+		if burning[r.TID] && time.Duration(r.Values[0]) < burn*9/10 {
 			t.Errorf("thread %d burned %v of CPU; its row has task-clock %v", r.TID, burn, time.Duration(r.Values[0]))
 		}
 	}
@@ -80,7 +84,7 @@ func TestPerThreadRowsAddUpToTheProcess(t *testing.T) {
 	if sum != total {
 		t.Errorf("the %d rows add up to %d ns of task-clock; the process total is %d", len(rows), sum, total)
 	}
-	t.Logf("%d rows, task-clock %v in all", len(rows), time.Duration(total))
+	t.Logf("%d rows, task-clock %v in all: %v", len(rows), time.Duration(total), rows)
 	_, err := p.ReadThread(len(rows))
 	requireStatus(t, err, kpc.ErrInvalid, "ReadThread(ThreadCount())")
 	_, err = p.ReadThread(-1)
@@ -99,7 +103,8 @@ func TestPerThreadSpawnedCommandIsOneRow(t *testing.T) {
 	if rows[0].TID != p.Pid() {
 		t.Errorf("row tid %d, want the command's pid %d", rows[0].TID, p.Pid())
 	}
-	if total := read(t, p)[0]; rows[0].Values[0] != total || total < 60*1000000 || !rows[0].Complete[0] {
-		t.Errorf("row task-clock %d (complete %v), total %d; want equal, >= 60 ms", rows[0].Values[0], rows[0].Complete[0], total)
+	// Two threads burned 30 ms of CPU time each; task-clock may read a little less (above).
+	if total := read(t, p)[0]; rows[0].Values[0] != total || total < 54*1000000 || !rows[0].Complete[0] {
+		t.Errorf("row task-clock %d (complete %v), total %d; want equal, >= 54 ms", rows[0].Values[0], rows[0].Complete[0], total)
 	}
 }

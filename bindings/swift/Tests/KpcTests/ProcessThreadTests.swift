@@ -57,7 +57,9 @@ final class ProcessThreadTests: XCTestCase {
         let row = try p.readThread(0)
         XCTAssertEqual(row.tid, p.pid, "the first thread's id is the process's")
         XCTAssertEqual(row.values, try p.read(), "its row includes the threads it created")
-        XCTAssertGreaterThanOrEqual(row.values[0], 40_000_000, "two threads burned 20 ms each")
+        // 90%: task-clock leaves out the scheduler's switch path that the threads' CPU clock
+        // includes, so under load it reads a little less than the CPU time they burned.
+        XCTAssertGreaterThanOrEqual(row.values[0], 36_000_000, "two threads burned 20 ms each")
     }
 }
 
