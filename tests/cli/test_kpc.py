@@ -542,29 +542,39 @@ class KpcCliTest(unittest.TestCase):
             self.skipTest("perf stat printed no count for %s" % missing)
         return values
 
+    def interleaved_runs(self, events, command, runs):
+        """`runs` single runs of perf stat and of kpc stat, taken in turn, so that a spell of
+        interference (another VM taking the host's CPU: task-clock counts that stolen time,
+        the thread's CPU clock does not) falls on both tools alike. Returns
+        ({event: [perf values]}, {event: [kpc values]})."""
+        perf = {e: [] for e in events}
+        ours = {e: [] for e in events}
+        for _ in range(runs):
+            for e, v in self.perf_stat(events, command, 1).items():
+                perf[e].append(v)
+            p, r = Kpc.stat_json(["-e", ",".join(events), "--"] + command)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for e in events:
+                ours[e].append(event(r, e)["value"]["mean"])
+        return perf, ours
+
     def test_stat_agrees_with_perf_stat(self):
         self.require_counting()
+        # Each tool's smallest of 3 runs: interference only ever adds faults or time.
         # Tolerances: fault counts of the same deterministic program within 10% or 50 faults
         # (ld.so, ASLR and the tools' own exec path differ slightly); task-clock of a 150 ms
-        # CPU-bound program within 25% or 20 ms. Means of 3 runs on each side.
+        # CPU-bound program within 25% or 20 ms.
         runs = 3
         faults = ["page-faults", "minor-faults"]
-        touch = [WORKLOAD, "touch", "4000"]
-        perf = self.perf_stat(faults, touch, runs)
-        p, r = Kpc.stat_json(["-r", str(runs), "-e", ",".join(faults), "--"] + touch)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        perf, ours = self.interleaved_runs(faults, [WORKLOAD, "touch", "4000"], runs)
         for name in faults:
-            ours = event(r, name)["value"]["mean"]
-            self.assertGreaterEqual(perf[name], 4000)
-            self.assertLessEqual(abs(ours - perf[name]), max(0.10 * perf[name], 50),
-                                 "%s: kpc %.0f, perf %.0f" % (name, ours, perf[name]))
-        spin = [WORKLOAD, "spin", "150"]
-        perf = self.perf_stat(["task-clock"], spin, runs)
-        p, r = Kpc.stat_json(["-r", str(runs), "-e", "task-clock", "--"] + spin)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        ours = event(r, "task-clock")["value"]["mean"]
-        self.assertLessEqual(abs(ours - perf["task-clock"]), max(0.25 * perf["task-clock"], 20e6),
-                             "task-clock: kpc %.0f ns, perf %.0f ns" % (ours, perf["task-clock"]))
+            self.assertGreaterEqual(min(perf[name]), 4000, perf)
+            self.assertLessEqual(abs(min(ours[name]) - min(perf[name])), max(0.10 * min(perf[name]), 50),
+                                 "%s: kpc %s, perf %s" % (name, ours[name], perf[name]))
+        perf, ours = self.interleaved_runs(["task-clock"], [WORKLOAD, "spin", "150"], runs)
+        a, b = min(ours["task-clock"]), min(perf["task-clock"])
+        self.assertLessEqual(abs(a - b), max(0.25 * b, 20e6),
+                             "task-clock ns: kpc %s, perf %s" % (ours["task-clock"], perf["task-clock"]))
 
 
 def main(case=KpcCliTest):
