@@ -75,8 +75,10 @@ class KpcAttachTest(unittest.TestCase):
         self.assertEqual((clock["status"], clock["source"]), ("counted", "process"))
         counted = clock["value"]["mean"]
         print("workload cpu %.0f ms, counted from the attach %.0f ms" % (used / 1e6, counted / 1e6))
-        # From the attach on: less than the whole run, more than what was left of it.
-        self.assertLessEqual(counted, used * 1.02 + 5e6)
+        # From the attach on: less than the whole run, more than what was left of it. The
+        # bound over the CPU time is loose: task-clock also counts time a VM's host takes
+        # from the CPU, which the process's CPU clock leaves out.
+        self.assertLessEqual(counted, used * 1.10 + 20e6)
         self.assertGreaterEqual(counted, used * 0.4)
         # kpc returned because the process ended (a zombie, until this test reaps it).
         self.assertGreaterEqual(r["elapsed_ns"]["mean"], counted * 0.5)
@@ -92,7 +94,7 @@ class KpcAttachTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(r["pids"], [a.pid, b.pid])
         counted = event(r, "task-clock")["value"]["mean"]
-        self.assertLessEqual(counted, used * 1.02 + 5e6)
+        self.assertLessEqual(counted, used * 1.10 + 20e6)  # loose, as above
         self.assertGreaterEqual(counted, used * 0.4)
 
     def test_stat_pid_ctrl_c_reports_and_leaves_the_process(self):

@@ -193,9 +193,11 @@ class KpcSystemWideTest(unittest.TestCase):
         burned = [int(v) for v in (burned if isinstance(burned, list) else [burned])]
         busy = sorted(t["values"]["task-clock"] for t in rows)[1:]
         print("per thread: burned %s ns, counted from the attach %s ns" % (burned, busy))
-        for b in busy:  # each spinning thread: most of its 600 ms, never more
+        for b in busy:  # each spinning thread: most of its 600 ms, never much more
             self.assertGreater(b, 0.3 * 600e6)
-            self.assertLess(b, 1.05 * max(burned) + 5e6)
+            # Loose: task-clock also counts time a VM's host takes from the CPU, which the
+            # thread's CPU clock leaves out.
+            self.assertLess(b, 1.10 * max(burned) + 20e6)
         # Text and CSV: one line per thread and event, led by comm-tid.
         w = threads_workload(2, 300)
         try:
