@@ -516,13 +516,14 @@ class KpcCliTest(unittest.TestCase):
 
     # ---- agreement with perf stat ------------------------------------------------------
 
-    def perf_stat(self, events, command, runs):
-        """perf stat's CSV counts as {event: value}; skips the test if perf cannot count."""
+    def perf_stat(self, events, command):
+        """One run of perf stat, its CSV counts as {event: value}; skips the test if perf
+        cannot count."""
         if not os.access(PERF, os.X_OK):
             self.skipTest("%s is not installed (apt-get install linux-perf)" % PERF)
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "perf.csv")
-            p = subprocess.run([PERF, "stat", "-x,", "-r", str(runs), "-o", out, "-e", ",".join(events),
+            p = subprocess.run([PERF, "stat", "-x,", "-o", out, "-e", ",".join(events),
                                 "--"] + command, capture_output=True, text=True, timeout=300)
             if p.returncode != 0:
                 self.skipTest("perf stat does not run here (exit %d): %s" % (p.returncode, p.stderr.strip()))
@@ -550,7 +551,7 @@ class KpcCliTest(unittest.TestCase):
         perf = {e: [] for e in events}
         ours = {e: [] for e in events}
         for _ in range(runs):
-            for e, v in self.perf_stat(events, command, 1).items():
+            for e, v in self.perf_stat(events, command).items():
                 perf[e].append(v)
             p, r = Kpc.stat_json(["-e", ",".join(events), "--"] + command)
             self.assertEqual(p.returncode, 0, p.stderr)
