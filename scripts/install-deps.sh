@@ -3,8 +3,13 @@
 # Every machine (a developer's, CI's) may start bare, so the project installs its own tools.
 set -euo pipefail
 
+# The main job (--demo, from scripts/demo.sh): a C++ compiler, CMake and Python for the simulator's
+# generated tables. Nothing else.
+demo_packages=(cmake ninja-build g++ python3)
+
 packages=(
-  cmake ninja-build g++ pkg-config python3   # build
+  "${demo_packages[@]}" pkg-config          # build
+  git                                        # tests/ci makes the Homebrew tarball with git archive
   libgtest-dev libgmock-dev                  # C++ tests
   libbenchmark-dev                           # kpc/benchmark.hpp's test (tests/benchmark)
   libpfm4-dev                                # native Linux PMU event names (optional feature)
@@ -20,15 +25,24 @@ packages=(
   python3-yaml                               # parses .github/workflows/macos.yml (tests/ci)
   shellcheck                                 # lints scripts/ci/*.sh and scripts/test-on-mac.sh (tests/ci)
   python3-pytest python3-pytest-benchmark python3-pip python3-setuptools python3-wheel  # Python binding (bindings/python)
+  python3-venv                               # the Python wheel installed into a fresh environment
 )
-# The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
-if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
-  packages+=(cargo rustc)
-fi
-# The libFuzzer targets (scripts/fuzz.sh) need clang with compiler-rt; Swift's toolchain
-# ships one in /opt/swift, otherwise Debian's.
-if [ ! -x /opt/swift/usr/bin/clang++ ]; then
-  packages+=(clang libclang-rt-14-dev)
+if [ "${1:-}" = "--demo" ]; then
+  packages=("${demo_packages[@]}")
+else
+  # The Rust harness needs cargo; use the machine's rustup toolchain when there is one.
+  if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+    packages+=(cargo rustc)
+  fi
+  # The libFuzzer targets (scripts/fuzz.sh) need clang with compiler-rt; Swift's toolchain
+  # ships one in /opt/swift, otherwise Debian's.
+  if [ ! -x /opt/swift/usr/bin/clang++ ]; then
+    packages+=(clang libclang-rt-14-dev)
+  else
+    # What the Swift toolchain for Debian 12 needs at run time (swift.org's install notes).
+    packages+=(binutils libc6-dev libcurl4-openssl-dev libedit2 libgcc-12-dev libpython3-dev
+               libsqlite3-0 libstdc++-12-dev libxml2-dev libncurses-dev libz3-dev tzdata zlib1g-dev)
+  fi
 fi
 
 missing=()
