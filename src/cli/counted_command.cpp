@@ -45,9 +45,12 @@ CountedCommand::CountedCommand(kp_sampler_t *sampler, const std::vector<std::str
     kp_process_options_init(&opts, KP_PROCESS_OPTIONS_VERSION);
     opts.flags = KP_PROCESS_PARTIAL;  // report per event, as perf stat does
     opts.groups = group_numbers.data();
+    // The clock starts before kp_process_spawn_ex releases the command, as perf stat's does:
+    // a short command may have run to its end by the time the call returns, and its elapsed
+    // time must never be shorter than its own CPU time. The counters' set-up is included.
+    start_ns_ = now_ns();
     int rc = kp_process_spawn_ex(&process_, sampler, names.data(), names.size(), args.data(), &opts);
     if (rc == KP_OK) {
-        start_ns_ = now_ns();
         forward_signals_to(static_cast<pid_t>(kp_process_pid(process_)));
         return;
     }

@@ -29,7 +29,7 @@ struct CommandExit {
     int exit_code = -1;     // 0-255 when it exited, else -1
     int term_signal = 0;    // the signal that killed it, else 0
     struct rusage usage {};  // the command's (and its reaped descendants') resource usage
-    double elapsed_ns = 0;  // wall time from its exec to its exit
+    double elapsed_ns = 0;  // wall time from before its release (its spawn) to its exit
     // kpc's exit status for this command: its exit code, or 128+signal.
     int exit_status() const { return term_signal ? 128 + term_signal : exit_code; }
 };

@@ -20,13 +20,14 @@ PlainCommand::PlainCommand(const std::vector<std::string> &argv) {
     std::vector<char *> args;
     for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
+    // Before the spawn: the command may have run to its end by the time posix_spawnp returns.
+    start_ns_ = now_ns();
     int err = posix_spawnp(&pid_, args[0], nullptr, nullptr, args.data(), environ);
     if (err != 0) {
         pid_ = -1;
         throw CliError("cannot run '" + argv[0] + "': " + std::strerror(err),
                        err == ENOENT ? kExitNotFound : kExitCannotRun);
     }
-    start_ns_ = now_ns();
     forward_signals_to(pid_);
 }
 

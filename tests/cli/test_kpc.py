@@ -27,6 +27,7 @@ SKIP_EXIT = 77
 
 KPC = None
 WORKLOAD = None
+BUSY_STATIC = None  # a static busy loop (busy_static.c), for tests that want one
 PERF = "/usr/bin/perf"
 
 GENERIC_HARDWARE = [
@@ -580,7 +581,7 @@ class KpcCliTest(unittest.TestCase):
 
 def main(case=KpcCliTest):
     """Runs the tests of `case` (other test files pass their own TestCase class)."""
-    global KPC, WORKLOAD
+    global KPC, WORKLOAD, BUSY_STATIC
     args = sys.argv[1:]
     names = []
     while args:
@@ -589,10 +590,12 @@ def main(case=KpcCliTest):
             KPC = args.pop(0)
         elif a == "--workload":
             WORKLOAD = args.pop(0)
+        elif a == "--busy-static":
+            BUSY_STATIC = args.pop(0)
         else:
             names.append(a)
     if not KPC or not WORKLOAD:
-        sys.exit("usage: test_kpc.py --kpc PATH --workload PATH [test_name...]")
+        sys.exit("usage: test_kpc.py --kpc PATH --workload PATH [--busy-static PATH] [test_name...]")
     loader = unittest.TestLoader()
     if names:
         suite = unittest.TestSuite(case(n) for n in names)
