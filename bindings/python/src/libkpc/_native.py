@@ -4,7 +4,8 @@ Where libkpc comes from, in order:
 
 1. ``KPC_LIBRARY``: the path of a libkpc shared library. When it is set, it is the only
    candidate: a bad path is an error, never a silent fallback to another copy.
-2. A copy bundled in the package (``libkpc/_lib/``), when the package was built with one.
+2. The copy bundled in the package (``libkpc/_lib/``): ``pip install ./bindings/python``
+   and the wheel build it with the repository's CMake (pyproject.toml, native/).
 3. The system's library search path (``libkpc.so.0`` on Linux, ``libkpc.0.dylib`` on macOS,
    plus Homebrew's and ``/usr/local``'s lib directories on macOS).
 
@@ -35,8 +36,8 @@ class LibraryNotFoundError(OSError):
         super().__init__(
             "libkpc: could not load the libkpc shared library. Tried:\n" + lines + "\n"
             "Fix: set KPC_LIBRARY to the path of libkpc.so.0 (macOS: libkpc.0.dylib), "
-            "install libkpc (cmake --install), or install this package from a build that "
-            "bundles it (bindings/python/README.md)."
+            "install libkpc (cmake --install), or install this package with pip from a clone "
+            "of libkpc (pip install ./bindings/python), which bundles it."
         )
 
 
