@@ -58,7 +58,11 @@ echo "fresh-debian: root made in $(( $(date +%s) - start )) s"
 # What this machine's network needs: the proxy's CA bundle, the apt sources and pip's settings.
 mkdir -p "$root/etc/ssl/certs" "$root/etc/apt"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+# The host's sources replace debootstrap's (both would name the same archive twice), and its
+# settings of how apt reaches the network (Acquire::...) come along.
+rm -f "$root/etc/apt/sources.list"
 [ -f /etc/apt/sources.list ] && cp /etc/apt/sources.list "$root/etc/apt/"
+{ grep -l '^Acquire::' /etc/apt/apt.conf.d/* 2>/dev/null || true; } | xargs -r cp -t "$root/etc/apt/apt.conf.d/"
 if [ -d /etc/apt/sources.list.d ]; then
   mkdir -p "$root/etc/apt/sources.list.d"
   find /etc/apt/sources.list.d -maxdepth 1 \( -name '*.list' -o -name '*.sources' \) \
@@ -85,19 +89,21 @@ fi
 git clone -q --no-hardlinks "$src" "$root/root/libkpc"
 
 commands=${KPC_FRESH_COMMANDS:-scripts/demo.sh scripts/test.sh}
+out=$(mktemp)
 status=0
 for cmd in $commands; do
   echo
   echo "===== fresh Debian 12: $cmd ====="
   t0=$(date +%s)
   # A clean environment, as on a new machine: none of this machine's tool settings leak in.
-  if ! chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      CI="${CI:-}" KPC_FUZZ_SECONDS="${KPC_FUZZ_SECONDS:-}" \
-      /bin/bash -c "cd /root/libkpc && $cmd"; then
-    status=1
-  fi
-  echo "fresh-debian: $cmd took $(( $(date +%s) - t0 )) s (exit $([ $status -eq 0 ] && echo 0 || echo non-zero))"
+      CI="${CI:-}" KPC_FUZZ_SECONDS="${KPC_FUZZ_SECONDS:-}" KPC_STAGES="${KPC_STAGES:-}" \
+      /bin/bash -c "cd /root/libkpc && $cmd" 2>&1 | tee "$out" || status=$?
+  echo "fresh-debian: $cmd took $(( $(date +%s) - t0 )) s, exit status $status"
   [ $status -eq 0 ] || break
 done
+# The last command's closing line (test.sh's totals) stays the log's last line.
+tail -n 1 "$out"
+rm -f "$out"
 exit $status
