@@ -112,7 +112,13 @@ public:
     enum class Lazy { strict, first_read, eager } lazy = Lazy::strict;  // KPSIM_LAZY_BUFFER
     bool xnu_allow_list = true;      // KPSIM_ALLOW_LIST=db: every selector of the database
     bool apply_immediately = false;  // KPSIM_APPLY_CONFIG=immediate: macOS 15 and earlier
-    uint64_t read_kernel_instructions = 17700;  // KPSIM_READ_KERNEL_INSTRUCTIONS, per read
+    // KPSIM_READ_KERNEL_INSTRUCTIONS: what each read costs FIXED_INSTRUCTIONS; a list
+    // "a,b,c" is taken in turn, read after read since reset (known costs that vary).
+    std::vector<uint64_t> read_kernel_instructions{17700};
+    uint64_t counted_reads = 0;
+    // KPSIM_CPU_TIME_COUNTS=0: threads accrue nothing from CPU time, so a thread's counts
+    // move only by the reads' kernel instructions: exactly known, for exact tests.
+    bool cpu_time_counts = true;
     std::bitset<65536> zeroed;       // KPSIM_ZERO: selectors that silently read 0
     const char *machine_name = "a14";  // interned; a name resolve_name() accepts
     Machine machine;
@@ -219,7 +225,7 @@ public:
             std::fill(std::begin(t->acc), std::end(t->acc), 0);
         }
         if (!t->has_buf) return;
-        uint64_t d = now > t->last_ns ? now - t->last_ns : 0;
+        uint64_t d = now > t->last_ns && cpu_time_counts ? now - t->last_ns : 0;
         uint32_t active = thread_active();
         for (uint32_t i = 0; i < kCounterCount; ++i) {
             if (active >> i & 1) t->acc[i] += d * rate(i);
@@ -319,11 +325,21 @@ public:
              : lazy_name == "first-read" ? Lazy::first_read : Lazy::strict;
         xnu_allow_list = env_string("KPSIM_ALLOW_LIST", "xnu") != "db";
         apply_immediately = env_string("KPSIM_APPLY_CONFIG", "at-start") == "immediate";
-        long long kernel_instr = 17700;
-        if (!parse_int(env_string("KPSIM_READ_KERNEL_INSTRUCTIONS", "17700"), &kernel_instr) ||
-            kernel_instr < 0)
-            kernel_instr = 17700;
-        read_kernel_instructions = static_cast<uint64_t>(kernel_instr);
+        read_kernel_instructions.clear();
+        const std::string costs = env_string("KPSIM_READ_KERNEL_INSTRUCTIONS", "17700");
+        for (size_t start = 0; start <= costs.size();) {
+            size_t comma = costs.find(',', start);
+            if (comma == std::string::npos) comma = costs.size();
+            long long v = 0;
+            if (!parse_int(costs.substr(start, comma - start), &v) || v < 0) {
+                read_kernel_instructions.assign(1, 17700);  // as an unset variable
+                break;
+            }
+            read_kernel_instructions.push_back(static_cast<uint64_t>(v));
+            start = comma + 1;
+        }
+        counted_reads = 0;
+        cpu_time_counts = env_flag("KPSIM_CPU_TIME_COUNTS", true);
         zeroed.reset();
         for_each_selector(env_string("KPSIM_ZERO", ""), [&](size_t sel) { zeroed.set(sel); });
         std::string db = env_string("KPSIM_DB", "a14");
@@ -661,7 +677,10 @@ KPSIM_EXPORT int kpc_get_thread_counters(uint32_t tid, uint32_t buf_count, uint6
     while (out < count) buf[out++] = 0;
     // The read itself runs in the kernel, which the fixed instruction counter counts too
     // (about 17,700 instructions per call on an M4, published): the next read shows it.
-    if (k.thread_active() & 0x2u) t->acc[1] += k.read_kernel_instructions * 1000;
+    if (k.thread_active() & 0x2u) {
+        const auto &costs = k.read_kernel_instructions;
+        t->acc[1] += costs[k.counted_reads++ % costs.size()] * 1000;
+    }
     return 0;
 }
 #endif
