@@ -147,10 +147,21 @@ KP_API const char *kp_sampler_cpu_name(const kp_sampler_t *s);
 KP_API const char *kp_sampler_pmu_name(const kp_sampler_t *s);
 
 /**
- * Number of hardware counters.
+ * Number of hardware counters, as the OS tells it; never guessed.
+ *  - Linux x86: from CPUID (Intel leaf 0xA; AMD: no fixed counters, the kernel's own rule
+ *    for the general ones). Linux arm64: the kernel lists the count nowhere but its boot
+ *    log, so libkpc asks its group check: the largest group of INST_RETIRED events the
+ *    kernel accepts is the event counters, that of CPU_CYCLES adds the cycle counter
+ *    (fixed). This opens a few counting events on the calling thread on the first call.
+ *  - No hardware PMU: KP_OK with 0 and 0 (there are none).
+ *  - Apple: kperfdata's counts for the chip (kperf), 2 fixed (recount: cycles and
+ *    instructions, read from the kernel's totals).
  * @param[out] fixed_out fixed-function counters (may be NULL).
  * @param[out] configurable_out programmable counters (may be NULL).
- * @return KP_OK, or KP_EINVAL if s is NULL.
+ * @return KP_OK, or KP_EINVAL if s is NULL, or KP_EUNSUPPORTED when the count is not
+ *   known (both outputs set to 0, which then means "unknown", not "none"; the message
+ *   says why, e.g. perf_event_paranoid forbids the arm64 probe, or a PMU that neither
+ *   CPUID nor the probe covers). Added in 0.1: before, 0 and 0 with KP_OK.
  */
 KP_API int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_out,
                                     const kp_sampler_t *s);

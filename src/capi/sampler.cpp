@@ -89,8 +89,11 @@ int kp_sampler_counter_count(uint32_t *fixed_out, uint32_t *configurable_out,
                              const kp_sampler_t *s) {
     return guarded([&] {
         if (!s) fail(KP_EINVAL, "kp_sampler_counter_count: sampler is NULL");
-        if (fixed_out) *fixed_out = s->session->backend().fixed_counters();
-        if (configurable_out) *configurable_out = s->session->backend().configurable_counters();
+        const kpc::Backend &b = s->session->backend();
+        if (fixed_out) *fixed_out = b.fixed_counters();
+        if (configurable_out) *configurable_out = b.configurable_counters();
+        std::string unknown = b.counters_unknown();
+        if (!unknown.empty()) fail(KP_EUNSUPPORTED, "kp_sampler_counter_count: " + unknown);
         return KP_OK;
     });
 }

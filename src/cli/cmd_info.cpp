@@ -58,8 +58,15 @@ Access check_access(kp_sampler_t *s) {
     return a;
 }
 
-void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t configurable,
-                size_t total, size_t available) {
+// kp_sampler_counter_count's answer: the counts, or why they are not known.
+struct Counters {
+    uint32_t fixed = 0, configurable = 0;
+    bool known = true;
+    std::string unknown;
+};
+
+void print_text(kp_sampler_t *s, const Access &a, const Counters &c, size_t total,
+                size_t available) {
     std::string out;
     auto line = [&](const char *label, const std::string &value) {
         out += pad_right(std::string(label) + ":", 20) + value + "\n";
@@ -70,7 +77,8 @@ void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     line("cpu", kp_sampler_cpu_name(s));
     line("cpu id", kp_sampler_cpu_id(s));
     line("pmu", kp_sampler_pmu_name(s));
-    line("counters", format("%u fixed, %u configurable", fixed, configurable));
+    line("counters", c.known ? format("%u fixed, %u configurable", c.fixed, c.configurable)
+                             : "unknown (" + c.unknown + ")");
     line("events", format("%zu (%zu available here)", total, available));
     // The variables libkpc ignored because kpc runs privileged (setuid), if any.
     std::string ignored = kp_ignored_environment();
@@ -85,8 +93,8 @@ void print_text(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     write_stdout(out);
 }
 
-void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t configurable,
-                size_t total, size_t available) {
+void print_json(kp_sampler_t *s, const Access &a, const Counters &c, size_t total,
+                size_t available) {
     std::string out;
     JsonWriter j(out);
     j.begin_object();
@@ -94,8 +102,18 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
     j.field("backend_reason", kp_sampler_backend_reason(s));
     j.key("counters");
     j.begin_object();
-    j.field("fixed", static_cast<uint64_t>(fixed));
-    j.field("configurable", static_cast<uint64_t>(configurable));
+    if (c.known) {
+        j.field("fixed", static_cast<uint64_t>(c.fixed));
+        j.field("configurable", static_cast<uint64_t>(c.configurable));
+        j.key("unknown_reason");
+        j.null();
+    } else {
+        j.key("fixed");
+        j.null();
+        j.key("configurable");
+        j.null();
+        j.field("unknown_reason", c.unknown);
+    }
     j.end_object();
     j.key("events");
     j.begin_object();
@@ -128,16 +146,24 @@ void print_json(kp_sampler_t *s, const Access &a, uint32_t fixed, uint32_t confi
 int run_info(const Options &o) {
     Sampler sampler(o.backend, kExitError);
     kp_sampler_t *s = sampler.get();
-    uint32_t fixed = 0, configurable = 0;
-    int rc = kp_sampler_counter_count(&fixed, &configurable, s);
-    if (rc != KP_OK) throw CliError(last_kp_error(rc), kExitError, rc);
+    Counters c;
+    int rc = kp_sampler_counter_count(&c.fixed, &c.configurable, s);
+    // KP_EUNSUPPORTED: the kernel does not tell; say so rather than print a wrong number.
+    if (rc == KP_EUNSUPPORTED) {
+        c.known = false;
+        c.unknown = kp_error_last_message();
+        const std::string prefix = "kp_sampler_counter_count: ";
+        if (c.unknown.rfind(prefix, 0) == 0) c.unknown.erase(0, prefix.size());
+    } else if (rc != KP_OK) {
+        throw CliError(last_kp_error(rc), kExitError, rc);
+    }
     size_t total = kp_sampler_event_count(s), available = 0;
     for (size_t i = 0; i < total; ++i) available += kp_event_is_available(kp_sampler_event_at(s, i)) ? 1 : 0;
     Access a = check_access(s);
     if (o.json)
-        print_json(s, a, fixed, configurable, total, available);
+        print_json(s, a, c, total, available);
     else
-        print_text(s, a, fixed, configurable, total, available);
+        print_text(s, a, c, total, available);
     return kExitOk;
 }
 

@@ -126,6 +126,9 @@ public:
     virtual const CpuInfo &cpu() const = 0;
     virtual uint32_t fixed_counters() const = 0;
     virtual uint32_t configurable_counters() const = 0;
+    // Non-empty when the backend cannot tell how many counters there are (then both counts
+    // are 0): why. kp_sampler_counter_count reports it rather than a wrong number.
+    virtual std::string counters_unknown() const { return ""; }
     // Throws the Error kp_thread_new would give for a hardware event; returns if counting works.
     virtual void check_access() const = 0;
     // Add every listable event (generic ones first) to the database; called once.

@@ -197,8 +197,14 @@ class KpcCliTest(unittest.TestCase):
         for k in ("id", "name", "pmu"):
             self.assertIsInstance(info["cpu"][k], str)
             self.assertNotEqual(info["cpu"][k], "")
-        self.assertIsInstance(info["counters"]["fixed"], int)
-        self.assertIsInstance(info["counters"]["configurable"], int)
+        counters = info["counters"]
+        self.assertEqual(set(counters), {"fixed", "configurable", "unknown_reason"})
+        if counters["unknown_reason"] is None:
+            self.assertIsInstance(counters["fixed"], int)
+            self.assertIsInstance(counters["configurable"], int)
+        else:  # never a guessed number: both null, and why
+            self.assertEqual((counters["fixed"], counters["configurable"]), (None, None))
+            self.assertTrue(counters["unknown_reason"])
         access = info["access"]
         self.assertEqual(access["allowed"], access["code"] == 0)
         self.assertEqual(access["allowed"], access["status"] == "KP_OK")
@@ -207,7 +213,7 @@ class KpcCliTest(unittest.TestCase):
         else:
             # No PMU: kpc must say so, with the cause and the remedy.
             self.assertEqual(info["cpu"]["pmu"], "none")
-            self.assertEqual(info["counters"], {"fixed": 0, "configurable": 0})
+            self.assertEqual(info["counters"], {"fixed": 0, "configurable": 0, "unknown_reason": None})
             self.assertFalse(access["allowed"])
             self.assertEqual(access["status"], "KP_EUNSUPPORTED")
             self.assertIn("not supported on this machine", access["reason"])
@@ -226,8 +232,12 @@ class KpcCliTest(unittest.TestCase):
         info = json.loads(Kpc.run(["info", "--json"]).stdout)
         self.assertRegex(p.stdout, r"(?m)^backend:\s+perf_event$")
         self.assertRegex(p.stdout, r"(?m)^pmu:\s+%s$" % re.escape(info["cpu"]["pmu"]))
-        self.assertRegex(p.stdout, r"(?m)^counters:\s+%d fixed, %d configurable$" %
-                         (info["counters"]["fixed"], info["counters"]["configurable"]))
+        if info["counters"]["unknown_reason"] is None:
+            self.assertRegex(p.stdout, r"(?m)^counters:\s+%d fixed, %d configurable$" %
+                             (info["counters"]["fixed"], info["counters"]["configurable"]))
+        else:
+            self.assertRegex(p.stdout, r"(?m)^counters:\s+unknown \(%s\)$" %
+                             re.escape(info["counters"]["unknown_reason"]))
         if info["access"]["allowed"]:
             self.assertRegex(p.stdout, r"(?m)^hardware counting:\s+allowed$")
         else:

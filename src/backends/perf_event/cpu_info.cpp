@@ -69,13 +69,26 @@ PmuShape detect_pmu() {
     std::string pmu = hardware_pmu_name();
     s.has_pmu = !pmu.empty();
     s.cpu.pmu = s.has_pmu ? pmu : "none";
+    if (!s.has_pmu) return s;  // no counters at all: 0 and 0 are the truth
 #if defined(__x86_64__) || defined(__i386__)
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if (s.has_pmu && __get_cpuid_max(0, nullptr) >= 0xA && __get_cpuid(0xA, &a, &b, &c, &d)) {
+    if (vendor == "AuthenticAMD") {
+        // AMD has no fixed counters. The kernel's rule: PerfMonV2 says the number (leaf
+        // 0x80000022), else 6 with the core counter extensions (PerfCtrExtCore), else 4.
+        if (__get_cpuid(0x80000022, &a, &b, &c, &d) && (a & 1))
+            s.configurable = b & 0xF;
+        else if (__get_cpuid(0x80000001, &a, &b, &c, &d))
+            s.configurable = (c & (1u << 23)) ? 6 : 4;
+    } else if (__get_cpuid_max(0, nullptr) >= 0xA && __get_cpuid(0xA, &a, &b, &c, &d)) {
         s.configurable = (a >> 8) & 0xFF;
         s.fixed = (a & 0xFF) > 1 ? (d & 0x1F) : 0;
     }
-    if (s.has_pmu && s.configurable == 0 && vendor == "AuthenticAMD") s.configurable = 6;
+    if (s.configurable == 0)
+        s.unknown = "the " + pmu + " PMU is registered, but CPUID reports no counters for it";
+#else
+    s.probe_arm = pmu.rfind("armv8", 0) == 0 || pmu.rfind("arm_", 0) == 0;
+    if (!s.probe_arm)
+        s.unknown = "the kernel does not say how many counters the " + pmu + " PMU has";
 #endif
     return s;
 }

@@ -10,9 +10,11 @@ namespace kpc::perf {
 
 struct PmuShape {
     CpuInfo cpu;
-    uint32_t fixed = 0;         // fixed-function counters (x86 CPUID leaf 0xA), 0 if unknown
+    uint32_t fixed = 0;         // fixed-function counters (x86 CPUID), 0 if unknown or no PMU
     uint32_t configurable = 0;  // general-purpose counters, 0 if unknown or no PMU
     bool has_pmu = false;       // a hardware PMU is registered with perf_event
+    bool probe_arm = false;     // an Arm PMU: its counters are counted by probe_arm_counters()
+    std::string unknown;        // non-empty: why the counts are not known (never guessed)
 };
 
 PmuShape detect_pmu();

@@ -5,9 +5,11 @@
 
 #include <cerrno>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "backends/perf_event/counter_probe.hpp"
 #include "backends/perf_event/cpu_info.hpp"
 #include "backends/perf_event/event_group.hpp"
 #include "backends/perf_event/generic_map.hpp"
@@ -44,8 +46,9 @@ public:
     kp_backend_t kind() const override { return KP_BACKEND_PERF_EVENT; }
     const char *name() const override { return "perf_event"; }
     const CpuInfo &cpu() const override { return shape_.cpu; }
-    uint32_t fixed_counters() const override { return shape_.fixed; }
-    uint32_t configurable_counters() const override { return shape_.configurable; }
+    uint32_t fixed_counters() const override { return counters().fixed; }
+    uint32_t configurable_counters() const override { return counters().configurable; }
+    std::string counters_unknown() const override { return counters().unknown; }
 
     void check_access() const override {
         Event cycles;
@@ -144,7 +147,23 @@ public:
     void release() override {}
 
 private:
+    // Probed on first use (Arm): a sampler that never asks opens no probe events.
+    const CounterCount &counters() const {
+        std::call_once(counted_, [this] {
+            if (shape_.probe_arm) {
+                counters_ = probe_arm_counters(shape_.cpu.pmu);
+            } else {
+                counters_.fixed = shape_.fixed;
+                counters_.configurable = shape_.configurable;
+                counters_.unknown = shape_.unknown;
+            }
+        });
+        return counters_;
+    }
+
     PmuShape shape_;
+    mutable std::once_flag counted_;
+    mutable CounterCount counters_;
 };
 
 }  // namespace

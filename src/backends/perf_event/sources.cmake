@@ -1,6 +1,7 @@
 # Linux perf_event_open backend. Included from src/CMakeLists.txt on Linux only.
 target_sources(kpc_objects PRIVATE
   backends/perf_event/core_type_events.cpp
+  backends/perf_event/counter_probe.cpp
   backends/perf_event/cpu_info.cpp
   backends/perf_event/cpu_list.cpp
   backends/perf_event/event_group.cpp
