@@ -1,0 +1,179 @@
+#!/bin/sh
+# The emulated-PMU stage (issue 17 section 2; tests/pmu/README.md): cross-builds libkpc,
+# kpc and the tests for aarch64, boots Debian's arm64 kernel under QEMU with -icount (an
+# ARMv8 PMU whose counts are exact), runs tests/pmu's programs and check scripts plus the
+# hardware tests that skip on x86, and prints "pmu-guest: N passed, N failed[, N skipped]".
+# Fails loudly when it cannot run: no QEMU, no kernel, no boot.
+#
+# usage: scripts/ci/pmu-guest.sh [BUILD_DIR]
+#   BUILD_DIR (or $KPC_PMU_BUILD_DIR): default /work/main/build-pmu; the downloaded
+#   kernel and busybox are cached in BUILD_DIR/guest-cache.
+#   KPC_PMU_ICOUNT_SHIFT (default 1), KPC_PMU_GUEST_TIMEOUT seconds (default 900),
+#   KPC_PMU_NO_INSTALL=1: never apt-get install, fail if something is missing.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-${KPC_PMU_BUILD_DIR:-/work/main/build-pmu}}
+SHIFT=${KPC_PMU_ICOUNT_SHIFT:-1}
+TIMEOUT=${KPC_PMU_GUEST_TIMEOUT:-900}
+CACHE=$BUILD/guest-cache
+SYSROOT=/usr/aarch64-linux-gnu
+
+die() { echo "pmu-guest: FAILED: $*" >&2; echo "pmu-guest: 0 passed, 1 failed (the stage could not run)"; exit 1; }
+now() { date +%s; }
+
+# --- What the host needs -------------------------------------------------------------
+PACKAGES="qemu-system-arm cpio g++-aarch64-linux-gnu libgtest-dev:arm64 libgmock-dev:arm64"
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    [ "$(id -u)" = 0 ] || die "arm64 multiarch is not enabled: run 'dpkg --add-architecture arm64 && apt-get update' as root"
+    dpkg --add-architecture arm64
+    apt-get update -q || die "apt-get update failed after adding arm64"
+fi
+if [ -n "$missing" ]; then
+    if [ "$(id -u)" != 0 ] || [ "${KPC_PMU_NO_INSTALL:-0}" = 1 ]; then
+        die "missing packages:$missing (apt-get install$missing)"
+    fi
+    echo "pmu-guest: installing$missing"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null ||
+        { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null; } ||
+        die "apt-get install$missing failed"
+fi
+for tool in qemu-system-aarch64 cpio aarch64-linux-gnu-g++ aarch64-linux-gnu-readelf dpkg-deb cmake timeout; do
+    command -v "$tool" >/dev/null || die "$tool not found"
+done
+
+# --- Kernel and busybox from Debian's arm64 archive, cached -------------------------------
+mkdir -p "$CACHE"
+fetch() {  # fetch PACKAGE: download once into the cache, unpack into CACHE/PACKAGE-name
+    deb=$(ls "$CACHE"/"${1%%:*}"_*.deb 2>/dev/null | head -n 1)
+    if [ -z "$deb" ]; then
+        (cd "$CACHE" && apt-get download -q "$1" >/dev/null 2>&1) ||
+            (apt-get update -q >/dev/null && cd "$CACHE" && apt-get download -q "$1") ||
+            die "apt-get download $1 failed (is arm64 in 'dpkg --print-foreign-architectures'?)"
+        deb=$(ls "$CACHE"/"${1%%:*}"_*.deb | head -n 1)
+    fi
+    dir=$CACHE/unpacked/${1%%:*}
+    [ -d "$dir" ] || { mkdir -p "$dir.tmp" && dpkg-deb -x "$deb" "$dir.tmp" && mv "$dir.tmp" "$dir"; } ||
+        die "cannot unpack $deb"
+}
+KPKG=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+[ -n "$KPKG" ] || die "cannot tell which kernel linux-image-arm64:arm64 depends on (apt-get update?)"
+fetch "$KPKG"
+fetch busybox-static:arm64
+KERNEL=$(ls "$CACHE"/unpacked/"${KPKG%%:*}"/boot/vmlinuz-* 2>/dev/null | head -n 1)
+[ -n "$KERNEL" ] || die "no vmlinuz in $KPKG"
+BUSYBOX=$CACHE/unpacked/busybox-static/bin/busybox
+[ -x "$BUSYBOX" ] || die "no busybox in busybox-static:arm64"
+# The second reference: Debian's arm64 perf and the libraries it links (its NEEDED closure).
+PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 libopencsd1 libperl5.36
+  libpython3.11 libslang2 libunwind8 libzstd1 zlib1g libglib2.0-0 libuuid1 libbz2-1.0 libcrypt1 libexpat1
+  libpcre2-8-0 libffi8 libmount1 libblkid1 libselinux1"
+for p in $PERF_PKGS; do fetch "$p:arm64"; done
+PERF=$CACHE/unpacked/linux-perf/usr/bin/perf
+[ -x "$PERF" ] || die "no perf in linux-perf:arm64"
+
+# --- Cross-build only what the guest runs --------------------------------------------------
+t0=$(now)
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF \
+        -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null || die "cmake configure of $BUILD failed"
+fi
+# perf_event_kernel_test holds the hardware tests that skip on x86 ("no hardware counters").
+GTESTS="perf_event_kernel_test"
+cmake --build "$BUILD" -j2 --target kpc_cli pmu_guest_programs $GTESTS >/dev/null ||
+    die "cross-build failed (run: cmake --build $BUILD --target kpc_cli pmu_guest_programs $GTESTS)"
+t1=$(now)
+echo "pmu-guest: cross-build $((t1 - t0)) s"
+
+# --- The initramfs -------------------------------------------------------------------------
+GROOT=$BUILD/guest-root
+rm -rf "$GROOT"
+mkdir -p "$GROOT/bin" "$GROOT/lib" "$GROOT/pmu/bin" "$GROOT/pmu/lib" "$GROOT/pmu/tests" "$GROOT/pmu/checks" \
+    "$GROOT/proc" "$GROOT/sys" "$GROOT/dev" "$GROOT/tmp"
+cp "$BUSYBOX" "$GROOT/bin/busybox"
+cp "$ROOT/scripts/ci/pmu-guest/init.sh" "$GROOT/init"
+chmod 755 "$GROOT/init"
+cp "$BUILD/src/cli/kpc" "$GROOT/pmu/bin/"
+cp -P "$BUILD"/src/libkpc.so* "$GROOT/pmu/lib/"
+cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/tests/"
+chmod -x "$GROOT/pmu/tests/pmu_workload"  # a command the tests run, not a test
+for t in "$BUILD"/tests/pmu/pmu_*_test "$BUILD/tests/perf_event/perf_event_kernel_test"; do
+    [ -x "$t" ] && cp "$t" "$GROOT/pmu/tests/"
+done
+ls "$ROOT"/tests/pmu/guest/*.sh >/dev/null 2>&1 && cp "$ROOT"/tests/pmu/guest/*.sh "$GROOT/pmu/checks/"
+# The workload also sits in /pmu/bin for the check scripts, with perf.
+cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/bin/"
+cp "$PERF" "$GROOT/pmu/bin/perf"
+# Every shared library the programs need, found in the cross sysroot.
+needed() { aarch64-linux-gnu-readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
+libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so)
+seen=""
+while [ -n "$libs" ]; do
+    next=""
+    for l in $libs; do
+        case " $seen " in *" $l "*) continue ;; esac
+        seen="$seen $l"
+        [ -e "$GROOT/pmu/lib/$l" ] && continue
+        src=""
+        for d in "$SYSROOT/lib" /usr/lib/aarch64-linux-gnu "$CACHE"/unpacked/*/usr/lib/aarch64-linux-gnu \
+            "$CACHE"/unpacked/*/lib/aarch64-linux-gnu; do
+            [ -e "$d/$l" ] && { src=$d/$l; break; }
+        done
+        [ -n "$src" ] || die "library $l not found in $SYSROOT/lib nor in the fetched arm64 packages"
+        cp -L "$src" "$GROOT/lib/$l"
+        next="$next $(needed "$GROOT/lib/$l")"
+    done
+    libs=$next
+done
+cp -L "$SYSROOT/lib/ld-linux-aarch64.so.1" "$GROOT/lib/"
+INITRD=$BUILD/guest-root.cpio.gz
+(cd "$GROOT" && find . | cpio -o -H newc --quiet | gzip -1) > "$INITRD" || die "cpio failed"
+
+# --- Boot and read the console ---------------------------------------------------------------
+LOG=$BUILD/guest-console.log
+echo "pmu-guest: booting $(basename "$KERNEL") with -icount shift=$SHIFT (console: $LOG)"
+set +e
+timeout "$TIMEOUT" qemu-system-aarch64 -M virt -cpu max -m 2048 -smp 2 -nographic -net none -no-reboot \
+    -icount shift="$SHIFT" -kernel "$KERNEL" -initrd "$INITRD" \
+    -append "console=ttyAMA0 quiet panic=-1 kpc_icount_shift=$SHIFT" </dev/null >"$LOG" 2>&1
+qrc=$?
+set -e
+t2=$(now)
+tr -d '\r' < "$LOG" > "$LOG.txt"
+echo "pmu-guest: guest ran $((t2 - t1)) s (boot to first line and tests; qemu exit $qrc)"
+grep '^PMU-GUEST' "$LOG.txt" || true
+grep '^PMU-TIME' "$LOG.txt" || true
+if ! grep -q '^PMU-GUEST booted' "$LOG.txt"; then
+    tail -n 30 "$LOG.txt" >&2
+    [ "$qrc" = 124 ] && die "the guest did not boot within ${TIMEOUT} s"
+    die "the guest did not boot (qemu exit $qrc; console in $LOG)"
+fi
+# Each test's output for a failure, then the result lines.
+awk '/^PMU-RESULT FAIL/ { print }' "$LOG.txt" | while read -r _ _ name _; do
+    prog=${name%%/*}; prog=${prog%:}
+    echo "---- output of $prog (failed) ----"
+    grep "^\[$prog\] " "$LOG.txt" | tail -n 60
+done
+grep '^PMU-RESULT ' "$LOG.txt" | sed 's/^PMU-RESULT /  /'
+pass=$(grep -c '^PMU-RESULT PASS' "$LOG.txt" || true)
+fail=$(grep -c '^PMU-RESULT FAIL' "$LOG.txt" || true)
+skip=$(grep -c '^PMU-RESULT SKIP' "$LOG.txt" || true)
+if ! grep -q '^PMU-DONE' "$LOG.txt"; then
+    echo "pmu-guest: the guest stopped before running every test (qemu exit $qrc; console in $LOG)" >&2
+    fail=$((fail + 1))
+fi
+if [ "$pass" = 0 ]; then
+    echo "pmu-guest: no test passed" >&2
+    fail=$((fail + 1))
+fi
+if [ "$skip" != 0 ]; then
+    echo "pmu-guest: $pass passed, $fail failed, $skip skipped"
+else
+    echo "pmu-guest: $pass passed, $fail failed"
+fi
+[ "$fail" = 0 ]
