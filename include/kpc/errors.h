@@ -44,7 +44,8 @@ typedef enum kp_status {
     KP_ELAYOUT = -13,        /**< A framework's struct layout is not one libkpc understands. */
     KP_EFRAMEWORK = -14,     /**< Apple's kperfdata framework returned an error (kpep code in the message). */
     KP_EKERNEL = -15,        /**< The kernel refused an operation (errno in the message). */
-    KP_EBUFSIZE = -16        /**< A caller buffer is too small. */
+    KP_EBUFSIZE = -16,       /**< A caller buffer is too small. */
+    KP_EPARTIAL = -17        /**< Values written, but partial: the kernel multiplexed the events (see kp_thread_sample). */
 } kp_status;
 
 /**

@@ -92,7 +92,14 @@ KP_API int kp_thread_stop(kp_thread_t *t);
  * @param values caller buffer of at least kp_thread_event_count(t) elements.
  * @param count size of @p values in elements.
  * @return KP_OK; KP_EINVAL (NULL); KP_EBUFSIZE (count too small); KP_EWRONG_THREAD;
- *   KP_ESTATE (never started, or sampler released); KP_EKERNEL.
+ *   KP_ESTATE (never started, or sampler released); KP_EKERNEL;
+ *   KP_EPARTIAL: the values were written, but the kernel multiplexed the events (more
+ *   events than counters, counting this thread's other handles and other programs), so
+ *   they cover only part of the time the handle counted: a delta is then short of the
+ *   truth. It stays so for the handle's life, as kp_thread_sample_full's @p complete
+ *   does: use that call to get the times and scale, or count fewer events at once. KP_OK
+ *   therefore always means whole counts. Linux perf_event only; Apple counters are never
+ *   multiplexed. On every other failure no value is written.
  */
 KP_API int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
 
@@ -104,7 +111,8 @@ KP_API int kp_thread_sample(kp_thread_t *t, uint64_t *values, size_t count);
  * @param time_enabled_ns optional: nanoseconds the events were enabled (0 when the backend
  *   does not measure it; Apple counters are never multiplexed).
  * @param time_running_ns optional: nanoseconds they were on a counter (0 likewise).
- * @return as kp_thread_sample(). Allocates nothing on the heap.
+ * @return as kp_thread_sample(), except that multiplexed events are KP_OK here: @p complete
+ *   and the times say so. Allocates nothing on the heap.
  */
 KP_API int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *complete,
                                  size_t count, uint64_t *time_enabled_ns,
@@ -115,6 +123,12 @@ KP_API int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *comp
  * @p rounds pairs of back-to-back kp_thread_sample() calls and writes, per event, the
  * smallest difference seen. The minimum is used because interruptions and cache misses
  * only ever add to the cost; it is the part every measured region pays.
+ *
+ * Each pair is exactly a caller's empty region: two calls of the public kp_thread_sample
+ * with nothing between them but the second call's arguments (even a status check between
+ * them would be counted). On counters that count exactly (an emulated PMU), the offset
+ * equals the difference such a region shows; code a caller puts between its two samples
+ * is the caller's own cost and adds to it.
  *
  * Harnesses subtract offsets[i] from each measured delta when the user asks (clamping at
  * 0). It matters on Apple, where the fixed counters count the kernel's work in every read
@@ -128,7 +142,8 @@ KP_API int kp_thread_sample_full(kp_thread_t *t, uint64_t *values, uint8_t *comp
  * @param count size of @p offsets in elements.
  * @param rounds number of sample pairs; 0 means 100. At most 1000000.
  * @return KP_OK; KP_EINVAL (NULL, rounds too large); KP_EBUFSIZE (count too small);
- *   KP_EWRONG_THREAD; KP_ESTATE (not started, or sampler released); KP_EKERNEL.
+ *   KP_EWRONG_THREAD; KP_ESTATE (not started, or sampler released); KP_EKERNEL;
+ *   KP_EPARTIAL (the events were multiplexed: no offset is meaningful, nothing written).
  * Allocates nothing. Same thread rule as kp_thread_sample().
  */
 KP_API int kp_thread_calibrate(kp_thread_t *t, uint64_t *offsets, size_t count,

@@ -28,6 +28,7 @@ const char *kp_strerror(int status) {
     case KP_EFRAMEWORK: return "kperfdata framework error";
     case KP_EKERNEL: return "kernel refused the operation";
     case KP_EBUFSIZE: return "buffer too small";
+    case KP_EPARTIAL: return "values are partial (events were multiplexed)";
     default: return "unknown status";
     }
 }

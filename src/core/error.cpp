@@ -35,6 +35,14 @@ int record_error(int status, const char *message, int os_code) noexcept {
     return status;
 }
 
+void reserve_error_message() noexcept {
+    try {
+        last().message.reserve(1024);
+    } catch (...) {
+        // Out of memory now: a later message may allocate or degrade, as record_error says.
+    }
+}
+
 int record_error(const Error &err) noexcept {
     return record_error(err.status(), err.what(), err.os_code());
 }

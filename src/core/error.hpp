@@ -32,6 +32,10 @@ private:
 // Never throws (on allocation failure the message degrades to kp_strerror(status)).
 int record_error(int status, const char *message, int os_code = 0) noexcept;
 int record_error(const Error &e) noexcept;
+// Sizes the calling thread's message storage so that recording a message of up to 1 KiB
+// allocates nothing (kp_thread_sample's statuses must not touch the heap); called where a
+// thread creates a handle. Never throws.
+void reserve_error_message() noexcept;
 
 // "text [errno N: strerror]" for messages that quote an errno.
 std::string errno_text(int err);

@@ -112,6 +112,24 @@ TEST_F(SampleAlloc, SampleWhileStoppedAllocatesNothing) {
     EXPECT_EQ(s.count, 0u) << kpc_alloc::describe(s);
 }
 
+// A status a sample can return on every call (KP_EPARTIAL on a multiplexed handle,
+// KP_EBUFSIZE) records a message: that must not allocate either, not even the first time
+// on this thread (the message storage is sized when the handle is created).
+TEST_F(SampleAlloc, FailingSampleAllocatesNothing) {
+    if (!open(3)) GTEST_SKIP() << skip_reason_;
+    uint64_t values[3];
+    int bad = KP_OK;
+    kpc_alloc::begin();
+    for (int i = 0; i < kSamples; ++i) {
+        int rc = kp_thread_sample(thread_, values, 2);
+        if (rc != KP_EBUFSIZE) bad = rc;
+    }
+    const kpc_alloc::Stats s = kpc_alloc::end();
+    ASSERT_EQ(bad, KP_OK) << "every sample into 2 values of a 3-event handle is KP_EBUFSIZE";
+    EXPECT_GT(std::string(kp_error_last_message()).size(), 50u) << "the message was recorded";
+    EXPECT_EQ(s.count, 0u) << kpc_alloc::describe(s);
+}
+
 INSTANTIATE_TEST_SUITE_P(SoftwareEvents, SampleAllocN, ::testing::Values(1, 3, 6),
                          [](const ::testing::TestParamInfo<size_t> &info) {
                              return std::to_string(info.param) + "events";

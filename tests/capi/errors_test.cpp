@@ -8,7 +8,7 @@
 
 TEST(Errors, EveryStatusHasItsOwnDescription) {
     std::set<std::string> seen;
-    for (int code = KP_OK; code >= KP_EBUFSIZE; --code) {
+    for (int code = KP_OK; code >= KP_EPARTIAL; --code) {
         std::string s = kp_strerror(code);
         EXPECT_NE(s, "unknown status") << code;
         EXPECT_TRUE(seen.insert(s).second) << "duplicate text for " << code;
@@ -23,6 +23,7 @@ TEST(Errors, CodesKeepTheirPublishedValues) {
     EXPECT_EQ(KP_EPERM, -5);
     EXPECT_EQ(KP_EWRONG_THREAD, -11);
     EXPECT_EQ(KP_EBUFSIZE, -16);
+    EXPECT_EQ(KP_EPARTIAL, -17);
 }
 
 TEST(Errors, LastErrorIsRecordedAndCleared) {

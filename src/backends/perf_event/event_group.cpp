@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "backends/perf_event/core_type_events.hpp"
@@ -131,7 +132,24 @@ int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
 int EventGroup::read_values(uint64_t *values) noexcept {
     if (int rc = fill(); rc != KP_OK) return rc;
     for (size_t i = 0; i < n_; ++i) values[i] = buf_[3 + i];
+    // kp_thread_sample has no `complete` to tell that the kernel multiplexed the group, so
+    // it says so by its status (issue 17 4.4): a partial count is never KP_OK.
+    if (__builtin_expect(buf_[1] != buf_[2], 0)) return partial(buf_[2], buf_[1]);
     return KP_OK;
+}
+
+int EventGroup::partial(uint64_t running_ns, uint64_t enabled_ns) noexcept {
+    char msg[512];
+    std::snprintf(msg, sizeof msg,
+                  "kp_thread_sample: the values are partial: the kernel multiplexed this "
+                  "handle's events, which were on counters %llu of the %llu ns they were "
+                  "enabled, because other events held the counters (this thread's other "
+                  "kp_thread_t handles, or another program's: perf, a watchdog). The values "
+                  "were written; read them with kp_thread_sample_full and scale by the times, "
+                  "or count fewer events at once (a new handle starts whole)",
+                  static_cast<unsigned long long>(running_ns),
+                  static_cast<unsigned long long>(enabled_ns));
+    return record_error(KP_EPARTIAL, msg);
 }
 
 }  // namespace kpc::perf

@@ -40,6 +40,9 @@ public:
 private:
     // One read() of the group into buf_; KP_OK or a status after record_error().
     int fill() noexcept;
+    // Records KP_EPARTIAL with the times; out of line and cold, off the hot path.
+    __attribute__((cold, noinline)) static int partial(uint64_t running_ns,
+                                                       uint64_t enabled_ns) noexcept;
 
     std::vector<int> fds_;
     size_t n_ = 0;
