@@ -179,6 +179,9 @@ public:
     // Appended to "unknown event" errors: what this backend cannot offer and where to get
     // it. Empty by default.
     virtual std::string unknown_event_hint() const { return {}; }
+    // `e` carries ":u"/":k" modifiers (Event::modified): make it count what they ask, or
+    // throw (KP_EUNSUPPORTED) saying why this backend cannot. The default cannot.
+    virtual void apply_modifiers(Event &e) const;
 
     // Why this backend serves the sampler: kp_sampler_backend_reason. Set once, by
     // make_backend, before the session is shared.

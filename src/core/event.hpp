@@ -25,6 +25,10 @@ struct kp_event {
     // Whether the count includes work done in kernel mode (kp_event_counts_kernel).
     bool counts_kernel = false;
 
+    // perf's ":u"/":k" modifiers (core/event_modifiers): `modified` when the name had them;
+    // then the modes the count leaves out.
+    bool modified = false, exclude_user = false, exclude_kernel = false;
+
     // Backend encodings. perf_event: type/config words. kperf: the kpep_event pointer.
     uint32_t perf_type = 0;
     uint64_t perf_config = 0, perf_config1 = 0, perf_config2 = 0;

@@ -3,11 +3,19 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/event_modifiers.hpp"
 
 namespace kpc {
 
 Session::Session(const BackendConfig &config) : backend_(make_backend(config)) {
     backend_->populate(events_);
+}
+
+void Backend::apply_modifiers(Event &e) const {
+    fail(KP_EUNSUPPORTED, "event '" + e.name + "': the " + std::string(name()) +
+                              " backend does not take perf's :u/:k modifiers (it cannot choose "
+                              "the modes an event counts); name the event without them "
+                              "(docs/events.md says what each backend counts)");
 }
 
 Session::~Session() {
@@ -26,6 +34,26 @@ const Event *Session::resolve(std::string_view name) {
                             " bytes (run 'kpc list' to see every event)");
     if (const Event *e = events_.find(name)) return e;
     Event dynamic;
+    EventModifiers mods;
+    if (parse_event_modifiers(name, mods)) {
+        const Event *base = resolve(mods.base);
+        if (base->modified)
+            fail(KP_EUNKNOWN_EVENT, "event '" + std::string(name) +
+                                        "': give the modifiers once, after the event (e.g. "
+                                        "instructions:uk)");
+        Event modified = *base;
+        modified.name = std::string(name);
+        modified.lookup_key = modified.name;
+        modified.looked_up = true;
+        modified.generic = false;
+        modified.modified = true;
+        modified.exclude_user = !mods.user;
+        modified.exclude_kernel = !mods.kernel;
+        modified.counts_kernel = mods.kernel;
+        backend_->apply_modifiers(modified);
+        return events_.add_looked_up(std::move(modified));
+    }
+    // After the modifiers: libpfm4 would take "page-faults:u" itself and drop the ":u".
     if (backend_->resolve_dynamic(name, dynamic)) return events_.add_looked_up(std::move(dynamic));
     std::string msg = "unknown event '" + std::string(name) + "' for the " + backend_->name() +
                       " backend";
@@ -62,7 +90,9 @@ bool Session::same_counter(const Event &a, const Event &b) const {
         return a.native && a.native == b.native;
     case KP_BACKEND_PERF_EVENT:
         return a.perf_type == b.perf_type && a.perf_config == b.perf_config &&
-               a.perf_config1 == b.perf_config1 && a.perf_config2 == b.perf_config2;
+               a.perf_config1 == b.perf_config1 && a.perf_config2 == b.perf_config2 &&
+               a.modified == b.modified && a.exclude_user == b.exclude_user &&
+               a.exclude_kernel == b.exclude_kernel;
     default:
         return false;
     }

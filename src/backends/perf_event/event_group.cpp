@@ -27,6 +27,10 @@ perf_event_attr make_attr(const Event &e) {
     a.config2 = e.perf_config2;
     a.exclude_hv = 1;
     a.exclude_kernel = is_hardware(e) ? 1 : 0;
+    if (e.modified) {  // ":u", ":k", ":uk": exactly the modes asked for
+        a.exclude_user = e.exclude_user ? 1 : 0;
+        a.exclude_kernel = e.exclude_kernel ? 1 : 0;
+    }
     // Apple's PMU driver (Asahi Linux) refuses events that do not exclude guests
     // (EOPNOTSUPP); perf opens hardware events this way too, and a thread's own count
     // never includes a guest's.
@@ -36,7 +40,10 @@ perf_event_attr make_attr(const Event &e) {
 
 int open_event(perf_event_attr attr, int pid, int group_fd, unsigned long flags, int cpu) {
     int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, cpu, group_fd, flags));
-    if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel) {
+    // Not for an explicit ":k"/":uk" (it excludes neither mode, or only user mode): its
+    // kernel-mode count was asked for, and apply_modifiers has checked it is allowed.
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && !attr.exclude_kernel &&
+        attr.type == PERF_TYPE_SOFTWARE && !attr.exclude_user && !attr.exclude_idle) {
         // perf_event_paranoid >= 2 forbids kernel-mode counts for unprivileged users;
         // software events still work user-only (docs/events.md says what that changes).
         attr.exclude_kernel = 1;

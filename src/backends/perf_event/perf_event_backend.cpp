@@ -106,6 +106,25 @@ public:
         return resolve_native(name, out);
     }
 
+    // exclude_user/exclude_kernel (make_attr). The kernel honours them for hardware events
+    // and for the software events it counts at a place in the code (page faults), not for
+    // the clocks, which count time in every mode: refused there rather than ignored.
+    void apply_modifiers(Event &e) const override {
+        if (e.perf_type == PERF_TYPE_SOFTWARE &&
+            (e.perf_config == PERF_COUNT_SW_TASK_CLOCK || e.perf_config == PERF_COUNT_SW_CPU_CLOCK))
+            fail(KP_EUNSUPPORTED, "event '" + e.name +
+                                      "': the kernel ignores :u/:k for a clock (it counts the "
+                                      "time of every mode); count it without them, or use "
+                                      "kpc stat's user and sys times");
+        int paranoid = paranoid_level();
+        if (!e.exclude_kernel && paranoid > 1 && geteuid() != 0)
+            fail(KP_EPERM, "event '" + e.name + "' counts kernel mode, which kernel.perf_event_paranoid = " +
+                               std::to_string(paranoid) +
+                               " forbids without CAP_PERFMON; set it to 1 or less (sysctl "
+                               "kernel.perf_event_paranoid=1), run as root, or count user mode "
+                               "only (:u)");
+    }
+
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override {
         for (const Event *e : events)
             if (!e->available)
