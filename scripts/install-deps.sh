@@ -45,9 +45,13 @@ else
   fi
 fi
 
+# Installed for this machine's architecture: the aarch64 stages add arm64 copies of some
+# packages (libgtest-dev:arm64), which must not pass for the native ones.
+native=$(dpkg --print-architecture)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status} ${Architecture}\n' "$p" 2>/dev/null |
+    grep -qE "^install ok installed ($native|all)\$" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
