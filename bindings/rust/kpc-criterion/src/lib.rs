@@ -3,8 +3,8 @@
 //! (page-faults, task-clock, native names).
 //!
 //! ```no_run
-//! use criterion::{black_box, criterion_group, criterion_main, Criterion};
-//! use kpc_criterion::HardwareCounter;
+//! use criterion::{black_box, criterion_main, Criterion};
+//! use kpc_criterion::{criterion_group, HardwareCounter};
 //!
 //! fn bench_sum(c: &mut Criterion<HardwareCounter>) {
 //!     c.bench_function("sum 1000", |b| b.iter(|| (0..black_box(1000u64)).sum::<u64>()));
@@ -12,7 +12,7 @@
 //!
 //! fn counted() -> Criterion<HardwareCounter> {
 //!     match HardwareCounter::instructions() {
-//!         Ok(counter) => Criterion::default().with_measurement(counter),
+//!         Ok(counter) => kpc_criterion::criterion(counter),
 //!         Err(e) => {
 //!             eprintln!("cannot count instructions: {}", e); // the cause and the fix
 //!             std::process::exit(1)
@@ -23,6 +23,13 @@
 //! criterion_group! { name = benches; config = counted(); targets = bench_sum }
 //! criterion_main!(benches);
 //! ```
+//!
+//! **Plots stay off.** Counts are often exact: every sample equal. Criterion 0.3's plots
+//! then panic (`assertion failed: slice.len() > 1 && slice.iter().all(|x| !x.is_nan())`,
+//! criterion.rs #887), and Criterion's own `criterion_group!` turns plots back on unless
+//! the command line says `--noplot`. This crate's [`criterion_group!`] takes the same
+//! arguments and keeps them off, whatever the command line says; [`criterion()`] is
+//! Criterion's defaults with this counter and no plots.
 //!
 //! Every constructor starts counting on the calling thread and reads once, so anything
 //! that stops counting (no permission, no PMU, an unknown event) is an `Err` with libkpc's
@@ -39,11 +46,46 @@ mod formatter;
 use std::sync::{Arc, Mutex, Weak};
 
 use criterion::measurement::{Measurement, ValueFormatter};
+use criterion::Criterion;
 use kpc::{Event, Sampler, ThreadSampler};
 
 use formatter::{CountFormatter, Unit};
 
 pub use kpc::{SamplerError, Status};
+
+/// Criterion's defaults for counting with `counter`: no plots (they panic on exact counts,
+/// see the crate documentation) and a noise threshold of 0.
+///
+/// Criterion's analysis needs nothing else for an exact count: its intervals are then
+/// zero-wide, an unchanged count is "No change in performance detected" (p = NaN) and a
+/// changed one has p = 0.00. But its default noise threshold, 1%, calls a real change of
+/// an exact count below 1% (200 to 201 page faults) "Change within noise threshold";
+/// with 0 the p-value alone decides, which for counts that vary (cycles) still filters noise.
+pub fn criterion(counter: HardwareCounter) -> Criterion<HardwareCounter> {
+    Criterion::default()
+        .with_measurement(counter)
+        .without_plots()
+        .noise_threshold(0.0)
+}
+
+/// Criterion's `criterion_group!` with plots kept off: the same
+/// `name = ...; config = ...; targets = ...` form, for any `Criterion` the config builds.
+///
+/// Criterion's macro applies the command line to the config (`configure_from_args`), which
+/// turns plots back on unless `--noplot` was given; this one applies it, then turns plots
+/// off, so `cargo bench` of an exact count cannot reach the plots' panic (criterion.rs #887).
+/// Use it with Criterion's `criterion_main!`.
+#[macro_export]
+macro_rules! criterion_group {
+    (name = $name:ident; config = $config:expr; targets = $( $target:path ),+ $(,)*) => {
+        pub fn $name() {
+            let mut criterion = $config.configure_from_args().without_plots();
+            $(
+                $target(&mut criterion);
+            )+
+        }
+    };
+}
 
 /// Counts one event on the calling thread for Criterion (see the crate documentation).
 pub struct HardwareCounter {
