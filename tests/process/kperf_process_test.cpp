@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kperf_fixture.hpp"
+#include "sim_rates.hpp"
 
 using namespace kperf_test;
 
@@ -111,4 +112,23 @@ TEST_F(KperfProcess, SystemWideCountsEveryCounterOnEveryCpu) {
     EXPECT_EQ(kp_process_wait(p.get(), &code, &sig), KP_ESTATE);
     p.reset();
     EXPECT_EQ(kernel_state().counting, boot_.counting) << "free left counting on";
+}
+
+// Three configurable events beside the fixed two, counted on every CPU: each total is its own
+// event's (the simulator's rates), so a permuted slot map in the system-wide read shows.
+TEST_F(KperfProcess, SystemWideCountsKeepEachEventInItsPlace) {
+    Sampler s = must_sampler();
+    const std::vector<const char *> events = {"branch-misses", "cycles", "l1d-load-misses",
+                                              "instructions", "branches"};
+    kp_process_t *raw = nullptr;
+    ASSERT_EQ(kp_process_attach_ex(&raw, s.get(), events.data(), events.size(),
+                                   KP_PROCESS_SYSTEM_WIDE, nullptr),
+              KP_OK)
+        << last_message();
+    Process p(raw);
+    const std::vector<uint64_t> a = read_all(p.get());
+    pause_ms(20);
+    const std::vector<uint64_t> b = read_all(p.get());
+    expect_sim_rates(events, a.data());
+    expect_sim_rates(events, b.data());
 }
