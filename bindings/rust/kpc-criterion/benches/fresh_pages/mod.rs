@@ -16,9 +16,7 @@ fn pages() -> usize {
 /// The benchmark; its id does not name N, so a second run compares with the first.
 pub fn bench(c: &mut Criterion<HardwareCounter>) {
     let n = pages();
-    c.bench_function("fresh pages", |b| {
-        b.iter(|| common::touch_fresh_pages(n))
-    });
+    c.bench_function("fresh pages", |b| b.iter(|| common::touch_fresh_pages(n)));
 }
 
 /// Counts page faults, or exits with libkpc's reason (page-faults is a Linux event).
