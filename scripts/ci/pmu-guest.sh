@@ -78,11 +78,9 @@ PERF=$CACHE/unpacked/linux-perf/usr/bin/perf
 
 # --- Cross-build only what the guest runs --------------------------------------------------
 t0=$(now)
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-    cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF \
-        -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null || die "cmake configure of $BUILD failed"
-fi
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_BUILD_TESTS=ON -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF \
+    -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null || die "cmake configure of $BUILD failed"
 # perf_event_kernel_test holds the hardware tests that skip on x86 ("no hardware counters").
 GTESTS="perf_event_kernel_test"
 cmake --build "$BUILD" -j2 --target kpc_cli pmu_guest_programs $GTESTS >/dev/null ||
@@ -96,12 +94,12 @@ rm -rf "$GROOT"
 mkdir -p "$GROOT/bin" "$GROOT/lib" "$GROOT/pmu/bin" "$GROOT/pmu/lib" "$GROOT/pmu/tests" "$GROOT/pmu/checks" \
     "$GROOT/proc" "$GROOT/sys" "$GROOT/dev" "$GROOT/tmp"
 cp "$BUSYBOX" "$GROOT/bin/busybox"
+ln -s busybox "$GROOT/bin/sh"  # /init's interpreter, before busybox --install
 cp "$ROOT/scripts/ci/pmu-guest/init.sh" "$GROOT/init"
 chmod 755 "$GROOT/init"
 cp "$BUILD/src/cli/kpc" "$GROOT/pmu/bin/"
 cp -P "$BUILD"/src/libkpc.so* "$GROOT/pmu/lib/"
 cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/tests/"
-chmod -x "$GROOT/pmu/tests/pmu_workload"  # a command the tests run, not a test
 for t in "$BUILD"/tests/pmu/pmu_*_test "$BUILD/tests/perf_event/perf_event_kernel_test"; do
     [ -x "$t" ] && cp "$t" "$GROOT/pmu/tests/"
 done
@@ -154,10 +152,9 @@ if ! grep -q '^PMU-GUEST booted' "$LOG.txt"; then
     die "the guest did not boot (qemu exit $qrc; console in $LOG)"
 fi
 # Each test's output for a failure, then the result lines.
-awk '/^PMU-RESULT FAIL/ { print }' "$LOG.txt" | while read -r _ _ name _; do
-    prog=${name%%/*}; prog=${prog%:}
+awk '/^PMU-RESULT FAIL/ { p = $3; sub(/[\/:].*/, "", p); if (!seen[p]++) print p }' "$LOG.txt" | while read -r prog; do
     echo "---- output of $prog (failed) ----"
-    grep "^\[$prog\] " "$LOG.txt" | tail -n 60
+    grep -F "[$prog] " "$LOG.txt" | tail -n 80
 done
 grep '^PMU-RESULT ' "$LOG.txt" | sed 's/^PMU-RESULT /  /'
 pass=$(grep -c '^PMU-RESULT PASS' "$LOG.txt" || true)

@@ -18,7 +18,8 @@ csv_count() { awk -F, -v ev="$1" '$3 == ev { print $1; exit }' "$2"; }
 # JSON: the "mean" of the event's "value" (pretty-printed, one key per line).
 json_count() {
     awk -v ev="$1" '$0 ~ "\"name\": \"" ev "\"" { on = 1 }
-        on && /"value":/ { sub(/.*"mean": */, ""); sub(/[,}].*/, ""); print; exit }' "$2"
+        on && /"value":/ { val = 1 }
+        on && val && /"mean":/ { sub(/.*"mean": */, ""); sub(/[,}].*/, ""); print; exit }' "$2"
 }
 
 for fmt in text csv json; do
@@ -41,7 +42,9 @@ done
 
 # -r 3: every run counts the same.
 "$KPC" stat -r 3 --json -e instructions -o /tmp/r.json -- "$W" loop $N || bad "-r 3: kpc stat exited $?"
-vals=$(awk '/"name": "instructions"/ { on = 1 } on && /"raw_values":/ { sub(/.*\[/, ""); sub(/\].*/, ""); gsub(",", " "); print; exit }' /tmp/r.json)
+# "raw_values": [ one per line ]
+vals=$(awk '/"name": "instructions"/ { on = 1 } on && /"raw_values":/ { in_ = 1; next }
+    in_ && /\]/ { exit } in_ { gsub(/[ ,]/, ""); printf "%s ", $0 }' /tmp/r.json)
 echo "-r 3: raw values $vals"
 set -- $vals
 [ $# = 3 ] || bad "-r 3: want 3 raw values, got '$vals'"
