@@ -93,7 +93,7 @@ void clear_env() {
                           "KPSIM_FAIL", "KPSIM_DB", "KPSIM_STRICT_FIRST_READ", "KPSIM_DATA_FAIL",
                           "KPSIM_LAZY_BUFFER", "KPSIM_ALLOW_LIST", "KPSIM_APPLY_CONFIG",
                           "KPSIM_READ_KERNEL_INSTRUCTIONS", "KPSIM_ZERO", "KPSIM_DB_NAME_API",
-                          "KPSIM_KPC_MAP"}) {
+                          "KPSIM_KPC_MAP", "KPSIM_KPEP_FLAGS"}) {
         unsetenv(v);
     }
 }
@@ -576,6 +576,34 @@ TEST_F(Sim, UserOnlyFlagSetsEl0Bits) {
     EXPECT_EQ(words(c)[0], 2u | 0x30000u);
     kpep_event *other = event(db("a14"), "INST_ALL");
     EXPECT_EQ(kpep_config_add_event(c, &other, 0, nullptr), KPEP_ERR_INVALID_ARGUMENT);
+}
+
+TEST_F(Sim, FlagsAFixedCounterCannotHonourAreRefused) {
+    kpep_db *d = db("a14");
+    kpep_config *c = config(d, true);
+    kpep_event *fixed = event(d, "FIXED_INSTRUCTIONS");
+    kpep_event *cfg = event(d, "CORE_ACTIVE_CYCLE");
+    // A fixed counter counts every mode: "user space only" is refused, "all modes" taken.
+    EXPECT_EQ(kpep_config_add_event(c, &fixed, 1, nullptr), KPEP_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(kpep_config_add_event(c, &cfg, 2, nullptr), KPEP_ERR_INVALID_ARGUMENT);
+    size_t n = 99;
+    EXPECT_EQ(kpep_config_events_count(c, &n), 0);
+    EXPECT_EQ(n, 0u);  // nothing was added by the refusals
+    EXPECT_EQ(kpep_config_add_event(c, &fixed, 0, nullptr), 0);
+    EXPECT_EQ(kpep_config_add_event(c, &cfg, 1, nullptr), 0);
+    EXPECT_EQ(words(c)[0], 2u | 0x30000u);  // CORE_ACTIVE_CYCLE on counter #2, user only
+}
+
+TEST_F(Sim, LenientFlagsAreAcceptedAndChangeNoWord) {
+    setenv("KPSIM_KPEP_FLAGS", "lenient", 1);
+    kpsim_data_reset();
+    kpep_db *d = db("a14");
+    kpep_config *c = config(d, true);
+    kpep_event *fixed = event(d, "FIXED_INSTRUCTIONS");
+    kpep_event *cfg = event(d, "CORE_ACTIVE_CYCLE");
+    EXPECT_EQ(kpep_config_add_event(c, &fixed, 1, nullptr), 0);
+    EXPECT_EQ(kpep_config_add_event(c, &cfg, 3, nullptr), 0);
+    EXPECT_EQ(words(c)[0], 2u | 0x30000u);  // bit 0 as before, other bits ignored
 }
 
 // ================= kernel: access rules =================

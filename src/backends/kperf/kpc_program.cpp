@@ -31,7 +31,7 @@ std::string hex(uint32_t v) {
 
 KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                          const std::vector<ProgramEvent> &events, uint32_t available,
-                         uint32_t fixed, uint32_t add_flag, kp_kpep_event_t *fixed_anchor) {
+                         uint32_t fixed, kp_kpep_event_t *fixed_anchor) {
     const size_t n = events.size();
     bool uses_fixed = false;
     for (const ProgramEvent &e : events) uses_fixed = uses_fixed || (e.mask & ~fixed) == 0;
@@ -61,7 +61,7 @@ KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
             const ProgramEvent &e = events[order[pos]];
             kp_kpep_event_t *ev = e.event;
             uint32_t err = 0;
-            int rc = api.kpep_config_add_event(cfg.get(), &ev, add_flag, &err);
+            int rc = api.kpep_config_add_event(cfg.get(), &ev, e.add_flag, &err);
             if (rc == KP_KPEP_ERR_CONFLICTING_EVENTS) {
                 refused = true;
                 last_refusal = "adding '" + e.label + "' after";
@@ -79,7 +79,7 @@ KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
         if (!refused && anchor) {
             kp_kpep_event_t *ev = anchor;
             uint32_t err = 0;
-            if (int rc = api.kpep_config_add_event(cfg.get(), &ev, add_flag, &err))
+            if (int rc = api.kpep_config_add_event(cfg.get(), &ev, KP_KPEP_ADD_ALL_MODES, &err))
                 throw_kpep("kpep_config_add_event", rc, " while adding the fixed cycle counter");
         }
         if (refused) continue;

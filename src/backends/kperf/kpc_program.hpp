@@ -16,6 +16,9 @@ struct ProgramEvent {
     std::string label;              // shown in messages
     kp_kpep_event_t *event = nullptr;
     uint32_t mask = 0;              // effective absolute counters mask
+    // kpep_config_add_event's flag: KP_KPEP_ADD_USER_ONLY for a configurable counter,
+    // 0 (all modes) for a fixed one, which counts every mode whatever is asked.
+    uint32_t add_flag = 0;
 };
 
 struct KpcProgram {
@@ -37,12 +40,13 @@ struct KpcProgram {
 // and counters when impossible), then asks kpep for the configuration, retrying other
 // add orders when kpep's own allocator refuses one. `available`/`fixed` are counter
 // bitmaps. Every kpep object it creates is freed before it returns or throws.
-// `fixed_anchor` (a fixed-counter event, or nullptr) is added to the configuration when
+// Each event is added with its own add_flag. `fixed_anchor` (a fixed-counter event, or
+// nullptr; added with flag 0) is added to the configuration when
 // no event uses a fixed counter, and never reported: with a fixed-class event in the
 // config, kpep_config_kpc_map's indices are absolute under either of its two plausible
 // conventions (class-relative or absolute without one), and match the kernel's buffer.
 KpcProgram build_program(const kp_kperf_api_t &api, kp_kpep_db_t *db,
                          const std::vector<ProgramEvent> &events, uint32_t available,
-                         uint32_t fixed, uint32_t add_flag, kp_kpep_event_t *fixed_anchor);
+                         uint32_t fixed, kp_kpep_event_t *fixed_anchor);
 
 }  // namespace kpc::kperf

@@ -43,6 +43,15 @@ uint32_t configurable_counter_count(const kp_kperf_api_t &api) {
     return errno ? 0 : n;
 }
 
+// kpep_config_add_event's flag: a configurable counter is asked for user mode, which is
+// all a release kernel lets it count (secure CPC); a fixed counter counts every mode
+// whatever it is asked, so it is asked for nothing else.
+uint32_t add_flag(bool fixed) { return fixed ? KP_KPEP_ADD_ALL_MODES : KP_KPEP_ADD_USER_ONLY; }
+
+const char *const kConfigurableUserOnly =
+    "configurable counters count user mode only: release macOS kernels drop kernel-mode (EL1) "
+    "counting from every configuration word (secure CPC), and kpep offers no kernel-only mode";
+
 const char *const kSoftwareReason =
     "software events are counted by the operating system, and the kperf backend reads only "
     "the CPU's PMU; on macOS time the thread with clock_gettime(CLOCK_THREAD_CPUTIME_ID), on "
@@ -275,6 +284,56 @@ bool KperfBackend::resolve_dynamic(std::string_view name, Event &out) {
     return true;
 }
 
+void KperfBackend::apply_modifiers(Event &e) const {
+    const bool fixed = e.kind == KP_EVENT_FIXED;
+    if (e.exclude_user)  // ":k": a modifier always keeps one mode, so this is kernel only
+        fail(KP_EUNSUPPORTED,
+             "event '" + e.name + "': the kperf backend cannot count kernel mode alone: " +
+                 (fixed ? std::string("a fixed counter counts user and kernel mode and cannot leave "
+                                      "either out")
+                        : std::string(kConfigurableUserOnly)) +
+                 ". Count it without ':k'");
+    if (!e.exclude_user && !e.exclude_kernel) {  // ":uk": what a fixed counter counts
+        if (fixed) return;
+        fail(KP_EUNSUPPORTED, "event '" + e.name + "': cannot count kernel mode on the kperf backend: " +
+                                  kConfigurableUserOnly + ". Use ':u' (what it counts without a "
+                                                          "modifier too)");
+    }
+    if (!fixed) return;  // ":u": what a configurable counter counts anyway
+    // A fixed counter counts the kernel too (the kernel forces its EL0 and EL1 enables):
+    // a generic event moves to its configurable candidate, if the chip has one.
+    // (Session has marked the copy non-generic; generic names are the keys of this map.)
+    auto alt = generic_alternatives_.find(e.name.substr(0, e.name.rfind(':')));
+    const bool generic = alt != generic_alternatives_.end();
+    if (generic) {
+        for (kp_kpep_event_t *candidate : alt->second) {
+            EventFields f = fields_of(candidate);
+            if (is_fixed(f)) continue;
+            Event moved = native_event(f);
+            moved.name = e.name;
+            moved.lookup_key = e.lookup_key;
+            moved.looked_up = e.looked_up;
+            moved.modified = e.modified;
+            moved.exclude_user = e.exclude_user;
+            moved.exclude_kernel = e.exclude_kernel;
+            moved.counts_kernel = false;
+            moved.description = e.description + " (user mode only, on " + f.name +
+                                ", a configurable counter: the fixed one counts kernel mode too)";
+            e = std::move(moved);
+            return;
+        }
+    }
+    std::string instead = e.has_fallback ? "; its configurable equivalent '" + e.fallback +
+                                               ":u' can"
+                                         : "";
+    fail(KP_EUNSUPPORTED,
+         "event '" + e.name + "': " + e.native_name +
+             " is on a fixed counter, which counts user and kernel mode on Apple's PMU and "
+             "cannot leave the kernel out" +
+             (generic ? "; " + chip_.name + " has no configurable event for it" : instead) +
+             ". Count it without ':u'");
+}
+
 EventFields KperfBackend::fields_of(const kp_kpep_event_t *ev) const {
     // Events found by alias may lie outside the listed array; read those directly.
     auto it = by_ptr_.find(ev);
@@ -288,7 +347,8 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
                                   e.unavailable_reason);
     if (!e.native) fail(KP_EUNAVAILABLE, "event '" + e.name + "' is not a kperf event");
     auto *native = static_cast<kp_kpep_event_t *>(const_cast<void *>(e.native));
-    if (!refused_.count(native)) return ProgramEvent{label_of(e), native, e.counters_mask};
+    if (!refused_.count(native))
+        return ProgramEvent{label_of(e), native, e.counters_mask, add_flag(e.kind == KP_EVENT_FIXED)};
     auto alt = e.generic ? generic_alternatives_.find(e.name) : generic_alternatives_.end();
     std::string tried = e.native_name;
     if (alt != generic_alternatives_.end()) {
@@ -298,7 +358,8 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
                 if (candidate != native) tried += ", " + f.name;
                 continue;
             }
-            return ProgramEvent{e.name + " (" + f.name + ")", candidate, effective_mask(f)};
+            return ProgramEvent{e.name + " (" + f.name + ")", candidate, effective_mask(f),
+                                add_flag(is_fixed(f))};
         }
     }
     fail(KP_EUNAVAILABLE,
@@ -323,16 +384,15 @@ KpcProgram KperfBackend::program(const std::vector<const Event *> &events) {
         {
             std::lock_guard<std::mutex> lock(kpep_mu_);
             for (const Event *e : events) pe.push_back(program_event(*e));
-            prog = build_program(api, db_.get(), pe, available, fixed_bits_,
-                                 KP_KPEP_ADD_USER_ONLY, fixed_anchor_);
+            prog = build_program(api, db_.get(), pe, available, fixed_bits_, fixed_anchor_);
         }
         if (kernel_->prepare(api, prog)) return prog;
 
         std::lock_guard<std::mutex> lock(kpep_mu_);
         std::vector<KpcProgram> singles;
         for (const ProgramEvent &one : pe)
-            singles.push_back(build_program(api, db_.get(), {one}, available, fixed_bits_,
-                                            KP_KPEP_ADD_USER_ONLY, fixed_anchor_));
+            singles.push_back(
+                build_program(api, db_.get(), {one}, available, fixed_bits_, fixed_anchor_));
         std::vector<bool> refused = kernel_->refused(api, singles);
         bool found = false;
         for (size_t i = 0; i < pe.size(); ++i)

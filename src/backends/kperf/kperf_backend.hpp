@@ -39,6 +39,10 @@ public:
     void check_access() const override;
     void populate(EventDatabase &db) override;
     bool resolve_dynamic(std::string_view name, Event &out) override;
+    // ":u" on a configurable counter (what it counts anyway) or, for a generic event on a
+    // fixed counter, on the event's configurable candidate; ":uk" on a fixed counter.
+    // Everything else is refused with why (apple-kperf.md 2.6, 7.4).
+    void apply_modifiers(Event &e) const override;
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
     std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                   int pid) override;

@@ -169,6 +169,22 @@ void RecountBackend::populate(EventDatabase &db) {
         if (!find_generic(specs[i].name)) db.add(make_event(specs[i], nullptr));
 }
 
+void RecountBackend::apply_modifiers(Event &e) const {
+    const auto *spec = static_cast<const EventSpec *>(e.native);
+    const bool both = !e.exclude_user && !e.exclude_kernel;
+    if (spec && !is_time(spec->quantity) && both) return;
+    if (spec && is_time(spec->quantity))
+        fail(KP_EUNSUPPORTED, "event '" + e.name + "': the recount backend takes no :u/:k on a "
+                                  "time; its user-time and system-time events are the time of "
+                                  "each mode");
+    fail(KP_EUNSUPPORTED,
+         "event '" + e.name + "': the recount backend cannot count one mode alone: the kernel "
+                              "keeps one total of instructions and cycles over user and kernel "
+                              "mode (thread_selfcounts, proc_pid_rusage), with no split by mode. "
+                              "Count it without a modifier (or ':uk', the same); the kperf "
+                              "backend (root) counts configurable events in user mode only");
+}
+
 std::string RecountBackend::unknown_event_hint() const {
     return "the recount backend (no root) counts only cycles, instructions, p-cycles, "
            "e-cycles, p-instructions, e-instructions, task-clock, user-time and system-time; "

@@ -38,6 +38,9 @@ public:
                                                     int pid) override;
     void release() override { released_.store(true, std::memory_order_release); }
     std::string unknown_event_hint() const override;
+    // ":uk" on instructions and cycles (the kernel's totals are of both modes); anything
+    // else is refused with why.
+    void apply_modifiers(Event &e) const override;
 
 private:
     void probe_counting();

@@ -63,6 +63,7 @@ public:
     // convention when no fixed-class event is in the config.
     bool db_name_short = false;   // KPSIM_DB_NAME_API=short; default: the marketing name
     bool map_absolute = false;    // KPSIM_KPC_MAP=absolute; default: class-relative
+    bool lenient_flags = false;   // KPSIM_KPEP_FLAGS=lenient; default: strict (README)
     std::unordered_map<const void *, DbMeta> dbs;
     std::unordered_set<const void *> configs;
 
@@ -73,6 +74,7 @@ public:
         faults.add_spec(env_string("KPSIM_DATA_FAIL", ""), known_symbol, false);
         db_name_short = env_string("KPSIM_DB_NAME_API", "marketing") == "short";
         map_absolute = env_string("KPSIM_KPC_MAP", "relative") == "absolute";
+        lenient_flags = env_string("KPSIM_KPEP_FLAGS", "strict") == "lenient";
         std::string db = env_string("KPSIM_DB", "a14");
         Machine m;
         if (!resolve_name(db.c_str(), true, &m)) {
@@ -536,6 +538,11 @@ KPSIM_EXPORT int kpep_config_add_event(kpep_config *cfg, kpep_event **ev_ptr, ui
     if (!event_in_db(m, *ev_ptr)) return KPEP_ERR_INVALID_ARGUMENT;
     const kpep_db_legacy144 *db = prefix(cfg->db);
     EvView ev = view(m, *ev_ptr);
+    // The flag's only documented values are 0 (all modes) and 1 (user space only). A fixed
+    // counter always counts every mode (the kernel forces its enables), so "user only" is
+    // something it cannot do. What kpep does then is unknown: strictly, both are refused;
+    // KPSIM_KPEP_FLAGS=lenient accepts them and ignores what cannot be done.
+    if (!d.lenient_flags && (flag > 1 || (ev.fixed && flag == 1))) return KPEP_ERR_INVALID_ARGUMENT;
     uint32_t allowed;
     if (ev.fixed) {
         allowed = ev.mask & db->fixed_counter_bits;
