@@ -31,6 +31,7 @@ else
   own_root=1
 fi
 mounts=()
+# shellcheck disable=SC2317  # called by the EXIT trap
 cleanup() {
   local i
   for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
@@ -38,7 +39,7 @@ cleanup() {
   done
   # Only a root this script made is removed, and only once nothing is mounted in it (a bind
   # mount shares the file system of what it shows, so --one-file-system alone is no guard).
-  if [ $own_root -eq 1 ] && [ -z "${KPC_FRESH_KEEP:-}" ] && ! grep -q " $root/" /proc/mounts; then
+  if [ "$own_root" -eq 1 ] && [ -z "${KPC_FRESH_KEEP:-}" ] && ! grep -q " $root/" /proc/mounts; then
     rm -rf --one-file-system "$root"
   fi
 }
