@@ -1,6 +1,7 @@
 // kpc list: the backend's event database.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
@@ -31,6 +32,30 @@ std::string kperf_details(const kp_event_t *e) {
     return d;
 }
 
+// perf's modifiers each backend takes, and where (docs/events.md, "Modifiers"). Each
+// backend refuses the rest with its reason, when the event is named.
+struct Modifiers {
+    std::vector<const char *> accepted;
+    const char *where;
+};
+
+Modifiers modifiers_of(int backend) {
+    switch (backend) {
+    case KP_BACKEND_PERF_EVENT:
+        return {{":u", ":k", ":uk"},
+                "on hardware events and on page faults, context switches and migrations; not on "
+                "task-clock or cpu-clock"};
+    case KP_BACKEND_KPERF:
+        return {{":u", ":uk"},
+                ":u on configurable events (cycles:u and instructions:u move to a configurable "
+                "counter), :uk on fixed ones; never :k"};
+    case KP_BACKEND_RECOUNT:
+        return {{":uk"}, ":uk on cycles and instructions, which count both modes; never :u or :k"};
+    default:
+        return {{}, "none"};
+    }
+}
+
 void print_event(std::string &out, const kp_event_t *e, bool kperf) {
     bool available = kp_event_is_available(e);
     out += "  " + pad_right(kp_event_name(e), kNameWidth) + " " +
@@ -50,6 +75,11 @@ void print_text(kp_sampler_t *s) {
     std::string out = format("%zu events of the %s backend on %s (pmu %s), %zu available here.\n",
                              n, kp_sampler_backend_name(s), kp_sampler_cpu_name(s),
                              kp_sampler_pmu_name(s), available);
+    Modifiers m = modifiers_of(kp_sampler_backend(s));
+    std::string accepted;
+    for (const char *a : m.accepted) accepted += (accepted.empty() ? "" : ", ") + std::string(a);
+    out += "Modifiers (perf's :u user, :k kernel, :uk both): " +
+           (accepted.empty() ? std::string("none") : accepted + " (" + m.where + ")") + ".\n";
     for (int generic = 1; generic >= 0; --generic) {
         bool header = false;
         for (size_t i = 0; i < n; ++i) {
@@ -80,6 +110,15 @@ void print_json(kp_sampler_t *s) {
     size_t n = kp_sampler_event_count(s);
     j.begin_object();
     write_json_header(j, "kpc-list/1", s);
+    Modifiers m = modifiers_of(kp_sampler_backend(s));
+    j.key("modifiers");
+    j.begin_object();
+    j.key("accepted");
+    j.begin_array();
+    for (const char *a : m.accepted) j.value(a);
+    j.end_array();
+    j.field("where", m.where);
+    j.end_object();
     j.key("events");
     j.begin_array();
     for (size_t i = 0; i < n; ++i) {

@@ -10,6 +10,7 @@ guest (tests/pmu/modifiers_test.cpp), where counts are exact.
 Run one test:   python3 test_kpc_modifiers.py --kpc PATH --workload PATH name
 """
 
+import json
 import unittest
 
 import test_kpc
@@ -56,6 +57,28 @@ class ModifiersTest(unittest.TestCase):
             self.assertEqual(p.returncode, 125, p.stderr)
             self.assertIn("'%s'" % name, p.stderr)
             self.assertIn("ignores :u/:k for a clock", p.stderr)
+
+    # What kpc list says each backend takes (docs/events.md), and a name it refuses.
+    LIST_MODIFIERS = {"perf_event": ([":u", ":k", ":uk"], None),
+                      "kperf": ([":u", ":uk"], "branches:k"),
+                      "recount": ([":uk"], "cycles:u")}
+
+    def test_list_says_which_modifiers(self):
+        """kpc list's header and JSON name the modifiers the backend takes; one it does not
+        take is refused when named. Before, kpc list said nothing about modifiers."""
+        p = Kpc.run(["list", "--json"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        accepted, refused = self.LIST_MODIFIERS[doc["backend"]]
+        self.assertEqual(doc["modifiers"]["accepted"], accepted)
+        self.assertTrue(doc["modifiers"]["where"])
+        header = Kpc.run(["list"]).stdout.splitlines()[1]
+        self.assertEqual(header, "Modifiers (perf's :u user, :k kernel, :uk both): %s (%s)."
+                         % (", ".join(accepted), doc["modifiers"]["where"]))
+        if refused:
+            p = Kpc.run(["stat", "-e", refused, "--", "true"])
+            self.assertEqual(p.returncode, 125, p.stderr)
+            self.assertIn("'%s'" % refused, p.stderr)
 
     def test_stat_modifiers_malformed(self):
         for name, words in (("page-faults:x", "unknown event 'page-faults:x'"),
