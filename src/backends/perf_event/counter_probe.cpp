@@ -13,7 +13,12 @@
 namespace kpc::perf {
 namespace {
 
-// Architectural ARMv8 PMU events, implemented by every PMUv3.
+// Architectural ARMv8 PMU events, implemented by every PMUv3. Placement, as Linux 6.1's
+// armv8pmu_get_event_idx does it (and validate_group asks of a group): CPU_CYCLES takes
+// the cycle counter first, then event counters; every other event, event counters only.
+// Checked in the emulated-PMU guest (1 + 6 on QEMU's 7 counters). Later kernels also put
+// INST_RETIRED on FEAT_PMUv3_ICNTR's instruction counter where the CPU has one; there this
+// probe would count that fixed counter as configurable.
 constexpr uint64_t kInstRetired = 0x08;  // any event counter, never the cycle counter
 constexpr uint64_t kCpuCycles = 0x11;    // the cycle counter first, then event counters
 constexpr int kMaxProbe = 40;            // more than any Arm PMU has (31 + 1)
