@@ -123,7 +123,7 @@ typedef enum kp_kpep_error {
 
 /** kpep_config_add_event() flag values. */
 #define KP_KPEP_ADD_ALL_MODES 0u  /**< count user and kernel mode (kernel refused on release kernels) */
-#define KP_KPEP_ADD_USER_ONLY 1u  /**< count user space only (what libkpc uses) */
+#define KP_KPEP_ADD_USER_ONLY 1u  /**< count user space only (what libkpc uses for configurable counters; fixed ones get KP_KPEP_ADD_ALL_MODES) */
 
 /** kpep_event.flags bit 0 (56-byte layout): the event must use a fixed counter. */
 #define KP_KPEP_EVENT_FLAG_FIXED 1u

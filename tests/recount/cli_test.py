@@ -130,5 +130,8 @@ finally:
     sleeper.kill()
     sleeper.wait()
 check(p.returncode == 125 and "no per-thread counts" in p.stderr, "--per-thread on recount: refused", p)
+# recount keeps one total over user and kernel mode: :u alone cannot be honoured.
+p = run(["stat", "-e", "cycles:u", "--", "true"])
+check(p.returncode == 125 and "no split by mode" in p.stderr, "cycles:u on recount: refused, saying why", p)
 
 print("ok")
