@@ -181,8 +181,9 @@ func (c *Counters) failure(rc int) *Error {
 //
 // Must run on the creating OS thread. On error dst is returned unchanged.
 //
-// Errors: ErrWrongThread, ErrState (never started, or sampler released), ErrKernel; an
-// error wrapping ErrClosed after Close.
+// Errors: ErrWrongThread, ErrState (never started, or sampler released), ErrKernel;
+// ErrPartial: the kernel multiplexed the handle's events: the values are partial (use
+// SampleFull for the scaling times); an error wrapping ErrClosed after Close.
 func (c *Counters) Sample(dst []uint64) ([]uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -218,7 +219,8 @@ func (c *Counters) Sample(dst []uint64) ([]uint64, error) {
 // must be started. Must run on the creating OS thread.
 //
 // Errors: ErrInvalid (rounds out of range), ErrWrongThread, ErrState (not started, or
-// sampler released), ErrKernel; an error wrapping ErrClosed after Close.
+// sampler released), ErrKernel, ErrPartial (the events were multiplexed: no offset is
+// meaningful); an error wrapping ErrClosed after Close.
 func (c *Counters) Calibrate(rounds int) ([]uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

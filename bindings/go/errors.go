@@ -37,6 +37,9 @@ const (
 	ErrFramework    Status = -14 // KP_EFRAMEWORK: Apple's kperfdata returned an error
 	ErrKernel       Status = -15 // KP_EKERNEL: the kernel refused an operation
 	ErrBufferSize   Status = -16 // KP_EBUFSIZE: a caller buffer is too small
+	// KP_EPARTIAL: the kernel multiplexed the handle's events: the values are partial (use
+	// SampleFull for the scaling times). Counters.Sample and Calibrate return it as an error.
+	ErrPartial Status = -17
 )
 
 // Error returns kp_strerror's static description of the code, e.g. "unknown event".

@@ -116,8 +116,11 @@ func TestErrorsStatusText(t *testing.T) {
 		t.Errorf("Status(-1000).Error() = %q, want %q", got, "unknown status")
 	}
 	seen := map[string]kpc.Status{}
-	for st := kpc.ErrInternal; st >= kpc.ErrBufferSize; st-- {
+	for st := kpc.ErrInternal; st >= kpc.ErrPartial; st-- {
 		text := st.Error()
+		if text == "unknown status" {
+			t.Errorf("status %d has no kp_strerror text", st)
+		}
 		if prev, dup := seen[text]; dup {
 			t.Errorf("statuses %d and %d share the text %q", prev, st, text)
 		}

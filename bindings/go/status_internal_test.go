@@ -30,6 +30,7 @@ func TestErrorsStatusValuesMatchC(t *testing.T) {
 		{"KP_EFRAMEWORK", ErrFramework, ckpc.KP_EFRAMEWORK},
 		{"KP_EKERNEL", ErrKernel, ckpc.KP_EKERNEL},
 		{"KP_EBUFSIZE", ErrBufferSize, ckpc.KP_EBUFSIZE},
+		{"KP_EPARTIAL", ErrPartial, ckpc.KP_EPARTIAL},
 	}
 	for _, p := range pairs {
 		if int(p.got) != int(p.c) {

@@ -58,6 +58,7 @@ struct kp_process {};
 %rename("%s") KP_EFRAMEWORK;
 %rename("%s") KP_EKERNEL;
 %rename("%s") KP_EBUFSIZE;
+%rename("%s") KP_EPARTIAL;
 %rename("%s") kp_strerror;
 %rename("%s") kp_error_last_message;
 %rename("%s") kp_error_last_status;

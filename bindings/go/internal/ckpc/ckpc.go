@@ -88,6 +88,7 @@ extern swig_intgo _wrap_KP_ELAYOUT_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EKERNEL_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EPARTIAL_ckpc_32bd3b4e5470d64b(void);
 extern swig_type_2 _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(swig_intgo arg1);
 extern swig_type_3 _wrap_kp_error_last_message_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_kp_error_last_status_ckpc_32bd3b4e5470d64b(void);
@@ -442,6 +443,14 @@ func _swig_getKP_EBUFSIZE() (_swig_ret Enum_SS_kp_status) {
 }
 
 var KP_EBUFSIZE Enum_SS_kp_status = _swig_getKP_EBUFSIZE()
+
+func _swig_getKP_EPARTIAL() (_swig_ret Enum_SS_kp_status) {
+	var swig_r Enum_SS_kp_status
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EPARTIAL_ckpc_32bd3b4e5470d64b())
+	return swig_r
+}
+
+var KP_EPARTIAL Enum_SS_kp_status = _swig_getKP_EPARTIAL()
 
 func Kp_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string

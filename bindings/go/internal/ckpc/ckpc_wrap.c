@@ -533,6 +533,18 @@ intgo _wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b() {
 }
 
 
+intgo _wrap_KP_EPARTIAL_ckpc_32bd3b4e5470d64b() {
+  enum kp_status result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_EPARTIAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
