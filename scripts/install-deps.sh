@@ -25,7 +25,8 @@ packages=(
   python3-yaml                               # parses .github/workflows/macos.yml (tests/ci)
   shellcheck                                 # lints scripts/ci/*.sh and scripts/test-on-mac.sh (tests/ci)
   python3-pytest python3-pytest-benchmark python3-pip python3-setuptools python3-wheel  # Python binding (bindings/python)
-  python3-venv                               # the Python wheel installed into a fresh environment
+  python3-venv                               # the Python wheel installed into a fresh environment; zig for macOS builds
+  llvm                                       # llvm-objdump, llvm-nm, install-name-tool: the macOS builds checked (scripts/ci/macos-build.sh)
 )
 if [ "${1:-}" = "--demo" ]; then
   packages=("${demo_packages[@]}")
