@@ -111,7 +111,9 @@ public final class Counters implements AutoCloseable {
      * Creating thread only; see {@link #sample(long[])} for an allocation-free form.
      *
      * @throws KpcException {@link Status#EWRONG_THREAD}, {@link Status#ESTATE} (never
-     *     started, or the sampler was released), {@link Status#EKERNEL}
+     *     started, or the sampler was released), {@link Status#EKERNEL},
+     *     {@link Status#EPARTIAL} (the kernel multiplexed the handle's events: the values
+     *     are partial; use {@link #sampleFull()} for the scaling times)
      */
     public long[] sample() {
         long[] values = new long[size()];
@@ -127,7 +129,7 @@ public final class Counters implements AutoCloseable {
      * @throws NullPointerException if into is null
      * @throws KpcException {@link Status#EBUFSIZE} (into too short),
      *     {@link Status#EWRONG_THREAD}, {@link Status#ESTATE} (never started, or the sampler
-     *     was released), {@link Status#EKERNEL}
+     *     was released), {@link Status#EKERNEL}, {@link Status#EPARTIAL} (as {@link #sample()})
      */
     public void sample(long[] into) {
         Objects.requireNonNull(into, "into");
@@ -140,7 +142,8 @@ public final class Counters implements AutoCloseable {
      * Like {@link #sample()}, plus per event whether it ran the whole time and the enabled /
      * running times (perf_event multiplexing). Creating thread only.
      *
-     * @throws KpcException as {@link #sample()}
+     * @throws KpcException as {@link #sample()}, except {@link Status#EPARTIAL}: multiplexed
+     *     events are reported here in the complete flags and times
      */
     public Sample sampleFull() {
         int n = size();
@@ -177,7 +180,8 @@ public final class Counters implements AutoCloseable {
      * @throws IllegalArgumentException if rounds is negative
      * @throws KpcException {@link Status#ESTATE} (not started: a stopped handle's totals do
      *     not move), {@link Status#EINVAL} (more than 1,000,000 rounds),
-     *     {@link Status#EWRONG_THREAD}, {@link Status#EKERNEL}
+     *     {@link Status#EWRONG_THREAD}, {@link Status#EKERNEL}, {@link Status#EPARTIAL} (the
+     *     events were multiplexed: no offset is meaningful)
      */
     public long[] calibrate(int rounds) {
         if (rounds < 0) {

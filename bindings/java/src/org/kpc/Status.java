@@ -42,7 +42,13 @@ public enum Status {
     /** The kernel refused an operation ({@code KP_EKERNEL}, -15); the errno is in the exception. */
     EKERNEL(kp_status.KP_EKERNEL),
     /** A caller buffer is too small ({@code KP_EBUFSIZE}, -16). */
-    EBUFSIZE(kp_status.KP_EBUFSIZE);
+    EBUFSIZE(kp_status.KP_EBUFSIZE),
+    /**
+     * The kernel multiplexed the handle's events: the values are partial (use
+     * {@link Counters#sampleFull()} for the scaling times) ({@code KP_EPARTIAL}, -17).
+     * {@link Counters#sample()} and {@link Counters#calibrate()} throw it.
+     */
+    EPARTIAL(kp_status.KP_EPARTIAL);
 
     private static final Status[] BY_NEGATED_CODE = new Status[values().length];
 

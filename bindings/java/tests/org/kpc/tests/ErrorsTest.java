@@ -22,9 +22,9 @@ class ErrorsTest {
 
     @Test
     void statusValuesAreTheStableCValues() {
-        // kpc/errors.h: KP_OK = 0, then KP_ERROR = -1 ... KP_EBUFSIZE = -16, in this order.
+        // kpc/errors.h: KP_OK = 0, then KP_ERROR = -1 ... KP_EPARTIAL = -17, in this order.
         Status[] all = Status.values();
-        assertEquals(17, all.length);
+        assertEquals(18, all.length);
         for (int i = 0; i < all.length; i++) {
             assertEquals(-i, all[i].code(), all[i].name());
             assertEquals(all[i], Status.fromCode(-i));
@@ -33,6 +33,8 @@ class ErrorsTest {
         assertEquals(-8, Status.EUNKNOWN_EVENT.code());
         assertEquals(-9, Status.EUNAVAILABLE.code());
         assertEquals(-11, Status.EWRONG_THREAD.code());
+        assertEquals(-17, Status.EPARTIAL.code());
+        assertEquals(Status.EPARTIAL, Status.fromCode(-17));
         assertEquals(Status.ERROR, Status.fromCode(-1000));
         assertEquals(Status.ERROR, Status.fromCode(5));
     }
