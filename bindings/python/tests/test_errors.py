@@ -14,6 +14,8 @@ def test_status_matches_the_c_enum():
               re.findall(r"^\s*KP_(\w+)\s*=\s*(-?\d+)", HEADER.read_text(), re.M)}
     assert c_enum == {s.name: int(s) for s in libkpc.Status}
     assert str(libkpc.Status.EPERM) == "permission denied"
+    assert libkpc.Status.EPARTIAL == -17
+    assert str(libkpc.Status.EPARTIAL) != "unknown status"
 
 
 def test_unknown_event_names_it(sampler):

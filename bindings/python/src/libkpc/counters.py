@@ -73,18 +73,22 @@ class Counters(OwnedHandle):
 
     def sample(self):
         """The running totals, as a list in event order. Raises KpcError (ESTATE if never
-        started, EWRONG_THREAD, EKERNEL)."""
+        started, EWRONG_THREAD, EKERNEL; EPARTIAL when the kernel multiplexed the handle's
+        events: the values are partial, use :meth:`sample_full` for the scaling times)."""
         check(self._sample(self._handle(), self._buf, self._n))
         return self._buf[:]
 
     def sample_into(self, buffer):
         """Writes the running totals into ``buffer`` (from :meth:`new_buffer`) and returns it;
-        the cheapest way to sample. EBUFSIZE if the buffer is too short."""
+        the cheapest way to sample. EBUFSIZE if the buffer is too short; other errors as
+        :meth:`sample`."""
         check(self._sample(self._handle(), buffer, len(buffer)))
         return buffer
 
     def sample_full(self):
-        """A :class:`Sample` with multiplexing information (kp_thread_sample_full)."""
+        """A :class:`Sample` with multiplexing information (kp_thread_sample_full). Errors
+        as :meth:`sample`, except that multiplexed events are not EPARTIAL here: the
+        ``complete`` flags and the times say so."""
         values = self.new_buffer()
         complete = (ctypes.c_uint8 * self._n)()
         enabled, running = ctypes.c_uint64(), ctypes.c_uint64()
@@ -96,7 +100,8 @@ class Counters(OwnedHandle):
     def calibrate(self, rounds=0):
         """What an empty measured region costs each event on this thread: the smallest
         difference over ``rounds`` pairs of back-to-back samples (0 means 100). Needs started
-        counters (ESTATE otherwise). On Apple the fixed counters include each read's kernel
+        counters (ESTATE otherwise); EPARTIAL when the events were multiplexed (no offset is
+        meaningful). On Apple the fixed counters include each read's kernel
         work (about 17,700 instructions on an M4), which this captures."""
         offsets = self.new_buffer()
         check(_native.lib().kp_thread_calibrate(self._handle(), offsets, self._n, rounds))

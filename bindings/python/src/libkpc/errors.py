@@ -24,6 +24,9 @@ class Status(enum.IntEnum):
     EFRAMEWORK = -14
     EKERNEL = -15
     EBUFSIZE = -16
+    #: The kernel multiplexed the handle's events: the values are partial (use
+    #: ``sample_full()`` for the scaling times). ``sample()`` and ``calibrate()`` raise it.
+    EPARTIAL = -17
 
     def __str__(self):
         return _native.text(_native.lib().kp_strerror(int(self)))
