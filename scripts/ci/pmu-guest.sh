@@ -6,14 +6,14 @@
 # Fails loudly when it cannot run: no QEMU, no kernel, no boot.
 #
 # usage: scripts/ci/pmu-guest.sh [BUILD_DIR]
-#   BUILD_DIR (or $KPC_PMU_BUILD_DIR): default /work/main/build-pmu; the downloaded
+#   BUILD_DIR (or $KPC_PMU_BUILD_DIR): default build-pmu in the source tree; the downloaded
 #   kernel and busybox are cached in BUILD_DIR/guest-cache.
 #   KPC_PMU_ICOUNT_SHIFT (default 1), KPC_PMU_GUEST_TIMEOUT seconds (default 900),
 #   KPC_PMU_NO_INSTALL=1: never apt-get install, fail if something is missing.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${1:-${KPC_PMU_BUILD_DIR:-/work/main/build-pmu}}
+BUILD=${1:-${KPC_PMU_BUILD_DIR:-$ROOT/build-pmu}}
 SHIFT=${KPC_PMU_ICOUNT_SHIFT:-1}
 TIMEOUT=${KPC_PMU_GUEST_TIMEOUT:-900}
 CACHE=$BUILD/guest-cache
