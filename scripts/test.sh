@@ -29,7 +29,8 @@ stage_done() { echo "stage took $(( $(date +%s) - stage_start )) s"; }
 # ctest through run-ctest.sh (it lists every skipped test with its reason), its output also
 # kept for the totals printed at the end.
 run_ctest() { local dir=$1; shift; scripts/ci/run-ctest.sh "$dir" "$@" 2>&1 | tee -a "$log"; }
-# A stage script that prints "<name>: N passed, N failed[, N skipped]" as its last line.
+# A stage script that prints "<name>: N passed, N failed[, N skipped]" as its last line, or
+# CTest's summary line (aarch64-suite.sh).
 run_stage_script() { "$@" 2>&1 | tee -a "$log"; }
 
 if want build; then
@@ -83,7 +84,8 @@ fi
 
 if want pmu; then
   stage "emulated ARMv8 PMU: exact counts in a QEMU guest"
-  run_stage_script scripts/ci/pmu-guest.sh
+  # The aarch64 stage's build directory: the guest's programs are already built there.
+  run_stage_script scripts/ci/pmu-guest.sh build-aarch64
   stage_done
 fi
 

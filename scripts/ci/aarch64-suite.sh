@@ -58,7 +58,7 @@ t0=$(now)
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
     -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_WERROR=ON -DKPC_BUILD_TESTS=ON \
-    -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF -DKPC_INSTALL=OFF >/dev/null ||
+    -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null ||
     die "cmake configure of $BUILD failed (its message above names the cause)"
 cmake --build "$BUILD" -j"$JOBS" || die "cross-build failed (cmake --build $BUILD)"
 t1=$(now)

@@ -78,9 +78,11 @@ PERF=$CACHE/unpacked/linux-perf/usr/bin/perf
 
 # --- Cross-build only what the guest runs --------------------------------------------------
 t0=$(now)
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_BUILD_TESTS=ON -DKPC_BUILD_BINDINGS=OFF -DKPC_BUILD_BENCH=OFF \
-    -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null || die "cmake configure of $BUILD failed"
+# The same configuration as scripts/ci/aarch64-suite.sh, so that scripts/test.sh can hand
+# both the same build directory and the guest's programs are not compiled twice.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolchains/aarch64-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPC_WERROR=ON -DKPC_BUILD_TESTS=ON -DKPC_BUILD_BINDINGS=OFF \
+    -DKPC_BUILD_BENCH=OFF -DKPC_WITH_LIBPFM=OFF -DKPC_INSTALL=OFF >/dev/null || die "cmake configure of $BUILD failed"
 # perf_event_kernel_test holds the hardware tests that skip on x86 ("no hardware counters").
 GTESTS="perf_event_kernel_test"
 cmake --build "$BUILD" -j2 --target kpc_cli pmu_guest_programs $GTESTS >/dev/null ||
