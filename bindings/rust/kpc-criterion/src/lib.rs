@@ -179,8 +179,9 @@ impl HardwareCounter {
     fn read(&self) -> u64 {
         match self.counter.sample() {
             Ok([value]) => value,
-            // Only if the kernel fails a read that succeeded at construction: Criterion's
-            // Measurement has no way to return an error.
+            // Only if a read fails after one succeeded at construction (the kernel fails
+            // it, or multiplexes the event: Partial, libkpc's message says what holds the
+            // counters): Criterion's Measurement has no way to return an error.
             Err(e) => panic!("kpc-criterion: reading {} failed: {}", self.event.name, e),
         }
     }

@@ -45,6 +45,10 @@ pub enum Status {
     Kernel = -15,
     /// `KP_EBUFSIZE`: a caller buffer is too small.
     BufferTooSmall = -16,
+    /// `KP_EPARTIAL`: the kernel multiplexed the handle's events: the values are partial
+    /// (use [`ThreadSampler::sample_full`](crate::ThreadSampler::sample_full) for the
+    /// scaling times). `sample` and `calibrate` return it.
+    Partial = -17,
 }
 
 impl Status {
@@ -68,6 +72,7 @@ impl Status {
             -14 => Framework,
             -15 => Kernel,
             -16 => BufferTooSmall,
+            -17 => Partial,
             _ => Error,
         }
     }

@@ -84,7 +84,9 @@ impl<const N: usize> ThreadSampler<N> {
     ///
     /// # Errors
     /// [`BadState`](crate::Status::BadState) (never started, or sampler released),
-    /// [`Kernel`](crate::Status::Kernel).
+    /// [`Kernel`](crate::Status::Kernel); [`Partial`](crate::Status::Partial) when the
+    /// kernel multiplexed the handle's events: the values are partial (use
+    /// [`sample_full`](Self::sample_full) for the scaling times).
     #[inline]
     pub fn sample(&self) -> Result<[u64; N]> {
         let mut values = [0u64; N];
@@ -92,8 +94,9 @@ impl<const N: usize> ThreadSampler<N> {
         Ok(values)
     }
 
-    /// [`sample`](Self::sample) into an array of the caller's. On failure `values` is
-    /// unspecified.
+    /// [`sample`](Self::sample) into an array of the caller's. On
+    /// [`Partial`](crate::Status::Partial) the partial values are written; on any other
+    /// failure `values` is unspecified.
     #[inline]
     pub fn sample_into(&self, values: &mut [u64; N]) -> Result<()> {
         // SAFETY: live handle on its thread; `values` holds exactly N elements.
@@ -101,7 +104,9 @@ impl<const N: usize> ThreadSampler<N> {
     }
 
     /// [`sample`](Self::sample) plus, per event, whether it ran the whole time, and the
-    /// enabled and running times. Allocates nothing. Errors as `sample`.
+    /// enabled and running times. Allocates nothing. Errors as `sample`, except that
+    /// multiplexed events are not [`Partial`](crate::Status::Partial) here: `complete` and
+    /// the times say so.
     pub fn sample_full(&self) -> Result<FullSample<N>> {
         let mut values = [0u64; N];
         let mut complete = [0u8; N];
@@ -132,7 +137,9 @@ impl<const N: usize> ThreadSampler<N> {
     ///
     /// # Errors
     /// [`BadState`](crate::Status::BadState) (not started), [`InvalidArgument`](crate::Status::InvalidArgument)
-    /// (more than 1,000,000 rounds), [`Kernel`](crate::Status::Kernel).
+    /// (more than 1,000,000 rounds), [`Kernel`](crate::Status::Kernel),
+    /// [`Partial`](crate::Status::Partial) (the events were multiplexed: no offset is
+    /// meaningful).
     pub fn calibrate(&self, rounds: u32) -> Result<[u64; N]> {
         let mut offsets = [0u64; N];
         // SAFETY: live handle on its thread; `offsets` holds N elements.

@@ -93,10 +93,11 @@ fn the_sampler_is_send_and_sync() {
 
 #[test]
 fn status_codes_round_trip() {
-    for code in -16..=-1 {
+    for code in -17..=-1 {
         let status = Status::from_code(code);
         assert_eq!(status as i32, code);
         assert!(!status.text().is_empty());
     }
+    assert_eq!(Status::from_code(-17), Status::Partial);
     assert_eq!(Status::from_code(-1000), Status::Error);
 }
