@@ -31,6 +31,7 @@ const RELEASED: &[(&str, &str, i64)] = &[
     ("kp_status", "KP_EFRAMEWORK", -14),
     ("kp_status", "KP_EKERNEL", -15),
     ("kp_status", "KP_EBUFSIZE", -16),
+    ("kp_status", "KP_EPARTIAL", -17),
     ("kp_event_kind", "KP_EVENT_FIXED", 0),
     ("kp_event_kind", "KP_EVENT_CONFIGURABLE", 1),
     ("kp_event_kind", "KP_EVENT_SOFTWARE", 2),
