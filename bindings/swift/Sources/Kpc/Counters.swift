@@ -90,7 +90,9 @@ public final class Counters {
     /// Reads the running totals, in event order, into a new array (`kp_thread_sample`).
     ///
     /// - Throws: ``KpcError`` with ``Status/wrongThread``, ``Status/badState`` (never
-    ///   started, or sampler released), ``Status/kernel``.
+    ///   started, or sampler released), ``Status/kernel``; ``Status/partial`` when the kernel
+    ///   multiplexed the handle's events: the values are partial (use ``sampleFull()`` for
+    ///   the scaling times).
     public func sample() throws -> [UInt64] {
         var values = [UInt64](repeating: 0, count: events.count)
         try sample(into: &values)
@@ -104,7 +106,8 @@ public final class Counters {
     ///
     /// - Throws: ``KpcError`` with ``Status/bufferTooSmall`` (`values` is shorter than
     ///   ``count``; ``Status/invalidArgument`` if it is empty), ``Status/wrongThread``,
-    ///   ``Status/badState``, ``Status/kernel``. On failure `values` is unspecified.
+    ///   ``Status/badState``, ``Status/kernel``, ``Status/partial`` (as ``sample()``; the
+    ///   partial values are written). On any other failure `values` is unspecified.
     public func sample(into values: inout [UInt64]) throws {
         let rc = values.withUnsafeMutableBufferPointer { buf in
             kp_thread_sample(raw, buf.baseAddress, buf.count)
@@ -115,7 +118,8 @@ public final class Counters {
     /// ``sample()`` plus, per event, whether it ran the whole time, and the enabled and
     /// running times (`kp_thread_sample_full`).
     ///
-    /// - Throws: as ``sample()``.
+    /// - Throws: as ``sample()``, except ``Status/partial``: multiplexed events are reported
+    ///   here in `complete` and the times.
     public func sampleFull() throws -> FullSample {
         let n = events.count
         var values = [UInt64](repeating: 0, count: n)

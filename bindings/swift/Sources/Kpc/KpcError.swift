@@ -40,6 +40,10 @@ public enum Status: Int32, CaseIterable, Sendable, CustomStringConvertible {
     case kernel = -15
     /// `KP_EBUFSIZE` (-16): a caller buffer is too small.
     case bufferTooSmall = -16
+    /// `KP_EPARTIAL` (-17): the kernel multiplexed the handle's events: the values are partial
+    /// (use ``Counters/sampleFull()`` for the scaling times). `sample()` and
+    /// `calibrate(rounds:)` throw it.
+    case partial = -17
 
     /// The short static description libkpc gives this code, e.g. "permission denied".
     public var description: String { String(cString: kp_strerror(rawValue)) }

@@ -10,7 +10,8 @@ extension Counters {
     ///
     /// - Throws: ``KpcError`` with ``Status/badState`` (not started: a stopped handle's totals
     ///   do not move), ``Status/wrongThread``, ``Status/invalidArgument`` (more than
-    ///   1,000,000 rounds), ``Status/kernel``.
+    ///   1,000,000 rounds), ``Status/kernel``, ``Status/partial`` (the events were
+    ///   multiplexed: no offset is meaningful).
     public func calibrate(rounds: UInt32 = 0) throws -> [UInt64] {
         var offsets = [UInt64](repeating: 0, count: events.count)
         let rc = offsets.withUnsafeMutableBufferPointer { buf in

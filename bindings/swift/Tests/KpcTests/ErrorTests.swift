@@ -11,7 +11,7 @@ final class ErrorTests: XCTestCase {
             (.unsupported, KP_EUNSUPPORTED), (.unknownEvent, KP_EUNKNOWN_EVENT),
             (.unavailable, KP_EUNAVAILABLE), (.conflict, KP_ECONFLICT), (.wrongThread, KP_EWRONG_THREAD),
             (.badState, KP_ESTATE), (.layout, KP_ELAYOUT), (.framework, KP_EFRAMEWORK),
-            (.kernel, KP_EKERNEL), (.bufferTooSmall, KP_EBUFSIZE),
+            (.kernel, KP_EKERNEL), (.bufferTooSmall, KP_EBUFSIZE), (.partial, KP_EPARTIAL),
         ]
         XCTAssertEqual(expected.count, Status.allCases.count, "every case is listed")
         for (status, c) in expected {
@@ -21,6 +21,8 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(Status.unknownEvent.rawValue, -8)
         XCTAssertEqual(Status.unavailable.rawValue, -9)
         XCTAssertEqual(Status.wrongThread.rawValue, -11)
+        XCTAssertEqual(Status.partial.rawValue, -17)
+        XCTAssertEqual(KpcError(code: -17, message: "").status, .partial)
     }
 
     func testUnknownEventNamesTheEvent() throws {
