@@ -1,6 +1,7 @@
 package kpc
 
 import (
+	"errors"
 	"runtime"
 	"strings"
 	"sync"
@@ -62,6 +63,10 @@ type Sampler struct {
 	configurable int
 }
 
+// counterCount is kp_sampler_counter_count; a variable so that a test can give the answer
+// of a machine whose counter count the OS does not tell.
+var counterCount = ckpc.Kp_sampler_counter_count
+
 // NewSampler opens a session (kp_sampler_new). opts may be nil for all defaults.
 //
 // Errors (*Error, match with errors.Is): ErrInvalid (bad backend or $KPC_BACKEND value),
@@ -95,7 +100,9 @@ func NewSampler(opts *Options) (*Sampler, error) {
 		pmuName:     ckpc.Kp_sampler_pmu_name(h),
 	}
 	var fixed, configurable uint32
-	if err := callChecked(func() int { return ckpc.Kp_sampler_counter_count(&fixed, &configurable, h) }); err != nil {
+	// ErrUnsupported: the OS does not tell the count (both stay 0); the sampler still counts.
+	err = callChecked(func() int { return counterCount(&fixed, &configurable, h) })
+	if err != nil && !errors.Is(err, ErrUnsupported) {
 		ckpc.Kp_sampler_free(h)
 		return nil, err
 	}
@@ -151,8 +158,9 @@ func (s *Sampler) CPUName() string { return s.cpuName }
 // machine has no usable hardware PMU. Valid after Close.
 func (s *Sampler) PMUName() string { return s.pmuName }
 
-// Counters returns the number of fixed and configurable hardware counters.
-// Valid after Close.
+// Counters returns the number of fixed and configurable hardware counters: 0 and 0 without a
+// PMU, and also when the OS does not tell how many there are (kp_sampler_counter_count's
+// KP_EUNSUPPORTED; `kpc info` prints why). Valid after Close.
 func (s *Sampler) Counters() (fixed, configurable int) { return s.fixed, s.configurable }
 
 // Access reports whether this process may count hardware events now (kp_sampler_access):

@@ -75,7 +75,8 @@ class Sampler(OwnedHandle):
 
     @property
     def counter_counts(self):
-        """(fixed, configurable) hardware counters."""
+        """(fixed, configurable) hardware counters. Raises KpcError EUNSUPPORTED when the OS
+        does not tell how many there are (the message says why)."""
         fixed, conf = ctypes.c_uint32(), ctypes.c_uint32()
         check(_native.lib().kp_sampler_counter_count(
             ctypes.byref(fixed), ctypes.byref(conf), self._handle()))

@@ -180,10 +180,13 @@ impl Sampler {
         ffi::owned(unsafe { ffi::kp_sampler_pmu_name(self.raw.as_ptr()) }).unwrap_or_default()
     }
 
-    /// Number of hardware counters: (fixed, configurable).
+    /// Number of hardware counters: (fixed, configurable). (0, 0) without a PMU, and also
+    /// when the OS does not tell how many there are (`kp_sampler_counter_count` returns
+    /// `KP_EUNSUPPORTED` then).
     pub fn counter_counts(&self) -> (u32, u32) {
         let (mut fixed, mut configurable) = (0, 0);
-        // SAFETY: valid out pointers, live sampler; fails only for NULL.
+        // SAFETY: valid out pointers, live sampler. Its only other failure, an unknown
+        // count, leaves both at 0.
         unsafe { ffi::kp_sampler_counter_count(&mut fixed, &mut configurable, self.raw.as_ptr()) };
         (fixed, configurable)
     }

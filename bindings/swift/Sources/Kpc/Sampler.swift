@@ -91,11 +91,13 @@ public final class Sampler: @unchecked Sendable {
     /// machine has no usable hardware PMU.
     public var pmuName: String { String(cString: kp_sampler_pmu_name(raw)) }
 
-    /// Number of hardware counters: fixed-function and programmable.
+    /// Number of hardware counters: fixed-function and programmable. `(0, 0)` without a PMU,
+    /// and also when the OS does not tell how many there are (`kp_sampler_counter_count`
+    /// returns `KP_EUNSUPPORTED` then).
     public var counterCounts: (fixed: Int, configurable: Int) {
         var fixed: UInt32 = 0
         var configurable: UInt32 = 0
-        _ = kp_sampler_counter_count(&fixed, &configurable, raw)  // fails only for NULL
+        _ = kp_sampler_counter_count(&fixed, &configurable, raw)  // 0, 0 when unknown
         return (Int(fixed), Int(configurable))
     }
 

@@ -124,14 +124,17 @@ public final class Sampler implements AutoCloseable {
         }
     }
 
-    /** Number of fixed-function hardware counters (0 without a PMU). */
+    /**
+     * Number of fixed-function hardware counters (0 without a PMU, and also when the OS does
+     * not tell how many there are: {@code kp_sampler_counter_count}'s {@code KP_EUNSUPPORTED}).
+     */
     public int fixedCounters() {
         synchronized (handle) {
             return (int) open().fixedCounters();
         }
     }
 
-    /** Number of programmable hardware counters (0 without a PMU). */
+    /** Number of programmable hardware counters (0 as for {@link #fixedCounters()}). */
     public int configurableCounters() {
         synchronized (handle) {
             return (int) open().configurableCounters();
