@@ -123,7 +123,7 @@ std::string errno_label(int err) {
 Environment probe_environment(kp_sampler_t *s) {
     Environment env;
     probe_os(env);
-    kp_sampler_counter_count(&env.fixed_counters, &env.configurable_counters, s);
+    env.counters = read_counter_counts(s);
     kp_error_clear();
     env.access_status = kp_sampler_access(s);
     if (env.access_status != KP_OK) env.access_reason = last_kp_error(env.access_status);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/counter_counts.hpp"
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
@@ -34,7 +35,7 @@ struct Environment {
     std::string os_version;  // kernel release / product version
     std::string os_detail;   // distribution, or macOS build; may be empty
     std::string machine;     // uname machine: x86_64, arm64, ...
-    uint32_t fixed_counters = 0, configurable_counters = 0;
+    CounterCounts counters;  // or why the kernel does not tell
     int access_status = KP_OK;
     std::string access_reason;            // libkpc's message when counting is not allowed
     std::optional<KperfEnvironment> kperf;  // only on the kperf backend

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli/cli_error.hpp"
+#include "cli/counter_counts.hpp"
 #include "cli/json_writer.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stdout_output.hpp"
@@ -65,8 +66,7 @@ void print_check_text(kp_sampler_t *s, const Environment &env,
     line("backend", kp_sampler_backend_name(s));
     line("cpu", std::string(kp_sampler_cpu_name(s)) + " (id " + kp_sampler_cpu_id(s) + ")");
     line("pmu", kp_sampler_pmu_name(s));
-    line("counters", format("%u fixed, %u configurable", env.fixed_counters,
-                            env.configurable_counters));
+    line("counters", counter_counts_text(env.counters));
     line("may count", env.access_status == KP_OK
                           ? std::string("yes")
                           : std::string("no (") + status_name(env.access_status) + "): " +
@@ -130,11 +130,7 @@ void print_check_json(kp_sampler_t *s, const Environment &env,
     j.field("detail", env.os_detail);
     j.field("machine", env.machine);
     j.end_object();
-    j.key("counters");
-    j.begin_object();
-    j.field("fixed", static_cast<uint64_t>(env.fixed_counters));
-    j.field("configurable", static_cast<uint64_t>(env.configurable_counters));
-    j.end_object();
+    write_counter_counts_json(j, env.counters);
     j.key("access");
     j.begin_object();
     j.field("allowed", env.access_status == KP_OK);

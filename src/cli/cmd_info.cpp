@@ -4,6 +4,7 @@
 
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
+#include "cli/counter_counts.hpp"
 #include "cli/json_writer.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stdout_output.hpp"
@@ -58,14 +59,8 @@ Access check_access(kp_sampler_t *s) {
     return a;
 }
 
-// kp_sampler_counter_count's answer: the counts, or why they are not known.
-struct Counters {
-    uint32_t fixed = 0, configurable = 0;
-    bool known = true;
-    std::string unknown;
-};
 
-void print_text(kp_sampler_t *s, const Access &a, const Counters &c, size_t total,
+void print_text(kp_sampler_t *s, const Access &a, const CounterCounts &c, size_t total,
                 size_t available) {
     std::string out;
     auto line = [&](const char *label, const std::string &value) {
@@ -77,8 +72,7 @@ void print_text(kp_sampler_t *s, const Access &a, const Counters &c, size_t tota
     line("cpu", kp_sampler_cpu_name(s));
     line("cpu id", kp_sampler_cpu_id(s));
     line("pmu", kp_sampler_pmu_name(s));
-    line("counters", c.known ? format("%u fixed, %u configurable", c.fixed, c.configurable)
-                             : "unknown (" + c.unknown + ")");
+    line("counters", counter_counts_text(c));
     line("events", format("%zu (%zu available here)", total, available));
     // The variables libkpc ignored because kpc runs privileged (setuid), if any.
     std::string ignored = kp_ignored_environment();
@@ -93,28 +87,14 @@ void print_text(kp_sampler_t *s, const Access &a, const Counters &c, size_t tota
     write_stdout(out);
 }
 
-void print_json(kp_sampler_t *s, const Access &a, const Counters &c, size_t total,
+void print_json(kp_sampler_t *s, const Access &a, const CounterCounts &c, size_t total,
                 size_t available) {
     std::string out;
     JsonWriter j(out);
     j.begin_object();
     write_json_header(j, "kpc-info/1", s);
     j.field("backend_reason", kp_sampler_backend_reason(s));
-    j.key("counters");
-    j.begin_object();
-    if (c.known) {
-        j.field("fixed", static_cast<uint64_t>(c.fixed));
-        j.field("configurable", static_cast<uint64_t>(c.configurable));
-        j.key("unknown_reason");
-        j.null();
-    } else {
-        j.key("fixed");
-        j.null();
-        j.key("configurable");
-        j.null();
-        j.field("unknown_reason", c.unknown);
-    }
-    j.end_object();
+    write_counter_counts_json(j, c);
     j.key("events");
     j.begin_object();
     j.field("total", static_cast<uint64_t>(total));
@@ -146,17 +126,7 @@ void print_json(kp_sampler_t *s, const Access &a, const Counters &c, size_t tota
 int run_info(const Options &o) {
     Sampler sampler(o.backend, kExitError);
     kp_sampler_t *s = sampler.get();
-    Counters c;
-    int rc = kp_sampler_counter_count(&c.fixed, &c.configurable, s);
-    // KP_EUNSUPPORTED: the kernel does not tell; say so rather than print a wrong number.
-    if (rc == KP_EUNSUPPORTED) {
-        c.known = false;
-        c.unknown = kp_error_last_message();
-        const std::string prefix = "kp_sampler_counter_count: ";
-        if (c.unknown.rfind(prefix, 0) == 0) c.unknown.erase(0, prefix.size());
-    } else if (rc != KP_OK) {
-        throw CliError(last_kp_error(rc), kExitError, rc);
-    }
+    CounterCounts c = read_counter_counts(s);
     size_t total = kp_sampler_event_count(s), available = 0;
     for (size_t i = 0; i < total; ++i) available += kp_event_is_available(kp_sampler_event_at(s, i)) ? 1 : 0;
     Access a = check_access(s);
