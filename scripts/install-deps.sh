@@ -10,6 +10,7 @@ demo_packages=(cmake ninja-build g++ python3)
 packages=(
   "${demo_packages[@]}" pkg-config          # build
   git                                        # tests/ci makes the Homebrew tarball with git archive
+  make                                       # tests that build with CMake's default generator (Homebrew formula, run-ctest)
   libgtest-dev libgmock-dev                  # C++ tests
   libbenchmark-dev                           # kpc/benchmark.hpp's test (tests/benchmark)
   libpfm4-dev                                # native Linux PMU event names (optional feature)

@@ -57,8 +57,12 @@ rm -f "$root.debootstrap.log"
 echo "fresh-debian: root made in $(( $(date +%s) - start )) s"
 
 # What this machine's network needs: the proxy's CA bundle, the apt sources and pip's settings.
-mkdir -p "$root/etc/ssl/certs" "$root/etc/apt"
+# The bundle goes in twice: as the bundle, for what runs before Debian's ca-certificates
+# package is installed, and as a local CA, which that package's update-ca-certificates keeps
+# when it rebuilds the bundle (the proxy's CA is in this machine's bundle only).
+mkdir -p "$root/etc/ssl/certs" "$root/etc/apt" "$root/usr/local/share/ca-certificates"
 cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/ca-certificates/host-ca-bundle.crt"
 # The host's sources replace debootstrap's (both would name the same archive twice), and its
 # settings of how apt reaches the network (Acquire::...) come along.
 rm -f "$root/etc/apt/sources.list"
@@ -86,8 +90,9 @@ if [ -d /opt/swift ]; then
   mount -o remount,bind,ro "$root/opt/swift"
 fi
 
-# The clone: what is committed here, as CI and a new user see it.
-git clone -q --no-hardlinks "$src" "$root/root/libkpc"
+# The clone: what is committed here, as CI and a new user see it. Not under /root: some
+# tests run kpc as an unprivileged user, who must be able to reach the build tree.
+git clone -q --no-hardlinks "$src" "$root/work/libkpc"
 
 commands=${KPC_FRESH_COMMANDS:-scripts/demo.sh scripts/test.sh}
 out=$(mktemp)
@@ -100,7 +105,7 @@ for cmd in $commands; do
   chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
       PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       CI="${CI:-}" KPC_FUZZ_SECONDS="${KPC_FUZZ_SECONDS:-}" KPC_STAGES="${KPC_STAGES:-}" \
-      /bin/bash -c "cd /root/libkpc && $cmd" 2>&1 | tee "$out" || status=$?
+      /bin/bash -c "cd /work/libkpc && $cmd" 2>&1 | tee "$out" || status=$?
   echo "fresh-debian: $cmd took $(( $(date +%s) - t0 )) s, exit status $status"
   [ $status -eq 0 ] || break
 done

@@ -13,9 +13,11 @@
 #
 # usage: scripts/ci/macos-build.sh [arm64] [x86_64]      (both when none is named)
 # Build dirs: build-macos-<arch>; zig lives in build-macos-zig-venv (KPC_ZIG_VENV overrides).
+# Lists of symbols and dylibs are split into words on purpose when printed.
+# shellcheck disable=SC2086
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(arm64 x86_64)
 jobs=${JOBS:-2}
@@ -163,6 +165,7 @@ for arch in "${archs[@]}"; do
   stage=$build/stage
   work=$build/checks
   mkdir -p "$work"
+  # shellcheck disable=SC2016  # $1 and $2 below are the inner sh's own arguments
   if ! check "$arch: configure" quiet "$work/configure.log" cmake -S . -B "$build" -G Ninja \
         -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/zig-macos-$arch.cmake" -DKPC_ZIG="$zig" \
         -DBUILD_SHARED_LIBS=ON -DKPC_WERROR=ON -DKPC_BUILD_CLI=ON -DKPC_BUILD_TESTS=OFF \

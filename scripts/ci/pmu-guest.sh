@@ -10,6 +10,8 @@
 #   kernel and busybox are cached in BUILD_DIR/guest-cache.
 #   KPC_PMU_ICOUNT_SHIFT (default 1), KPC_PMU_GUEST_TIMEOUT seconds (default 900),
 #   KPC_PMU_NO_INSTALL=1: never apt-get install, fail if something is missing.
+# $missing is a list of package names, split on purpose; the cache holds plain file names.
+# shellcheck disable=SC2086,SC2012
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
