@@ -49,19 +49,28 @@ TEST_F(KernelTest, TouchingFreshPagesRaisesPageFaultsByAtLeastN) {
     const size_t n = 1000;
     fault_pages(n);
     ASSERT_EQ(kp_thread_sample(t, after, 2), KP_OK);
-    EXPECT_GE(after[0] - before[0], n);
-    EXPECT_GE(after[1] - before[1], n);
+    // Each page faults once; mmap and the sample calls add a few. A fault counted twice
+    // gives 2n.
+    for (int i = 0; i < 2; ++i) {
+        EXPECT_GE(after[i] - before[i], n) << "event " << i;
+        EXPECT_LT(after[i] - before[i], n + n / 2) << "event " << i;
+    }
     kp_thread_free(t);
 }
 
-TEST_F(KernelTest, FiftyMillisecondsOfBusyWorkRaisesTaskClockByAtLeastForty) {
+TEST_F(KernelTest, FiftyMillisecondsOfBusyWorkRaisesTaskClockByItsCpuTime) {
     kp_thread_t *t = open({"task-clock"});
     ASSERT_EQ(kp_thread_start(t), KP_OK);
     uint64_t before = 0, after = 0;
+    const uint64_t cpu0 = thread_cpu_ns();
     ASSERT_EQ(kp_thread_sample(t, &before, 1), KP_OK);
     busy_for(50 * 1000000ull);  // 50 ms of this thread's own CPU time
     ASSERT_EQ(kp_thread_sample(t, &after, 1), KP_OK);
-    EXPECT_GE(after - before, 40 * 1000000ull);
+    const uint64_t cpu = thread_cpu_ns() - cpu0;
+    // tests/README.md: task-clock is not the thread's CPU clock (the VM's host, the switch
+    // path), so 90% below, 10% + 20 ms above. The same time counted twice is 2x.
+    EXPECT_GE(after - before, cpu * 9 / 10) << "thread CPU time " << cpu << " ns";
+    EXPECT_LE(after - before, cpu + cpu / 10 + 20 * 1000000ull) << "thread CPU time " << cpu << " ns";
     kp_thread_free(t);
 }
 
