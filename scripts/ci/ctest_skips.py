@@ -5,12 +5,38 @@ CTest reports a skip (SKIP_RETURN_CODE) without the test's output; the reason a 
 printed (no PMU, not root, ...) is what a reader of a CI log or a hardware report needs.
 usage: ctest_skips.py JUNIT_XML
 """
+import re
 import sys
 import xml.etree.ElementTree as ET
+
+# GoogleTest prints a GTEST_SKIP() as "file:line: Skipped", the streamed message, then
+# "[  SKIPPED ] Suite.Name (N ms)".
+GTEST_SKIPPED_AT = re.compile(r":\d+: Skipped$")
+GTEST_SKIPPED_END = re.compile(r"^\[  SKIPPED \] (\S+) \(\d+ ms\)$")
+
+
+def gtest_reasons(lines):
+    """Each GoogleTest skip's message ("Suite.Name: message" when there are several)."""
+    found, message, at = [], None, None
+    for line in lines:
+        end = GTEST_SKIPPED_END.match(line)
+        if end and message is not None:
+            found.append((end.group(1), " ".join(message) or at))
+            message = None
+        elif GTEST_SKIPPED_AT.search(line):
+            message, at = [], line
+        elif message is not None:
+            message.append(line)
+    if len(found) == 1:
+        return found[0][1]
+    return "; ".join(f"{name}: {why}" for name, why in found)
 
 
 def reason(output):
     lines = [l.strip() for l in (output or "").splitlines() if l.strip()]
+    said = gtest_reasons(lines)
+    if said:
+        return said
     said = [l for l in lines if "skip" in l.lower()]
     return (said or lines or ["(the test printed nothing)"])[-1]
 
