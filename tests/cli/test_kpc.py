@@ -404,6 +404,11 @@ class KpcCliTest(unittest.TestCase):
         self.assertGreaterEqual(value, 0.95 * sum(threads))
         self.assertGreater(value, 1.5 * max(threads))
         self.assertGreaterEqual(value, 0.95 * own["cpu_ns"][0])
+        print("task-clock %.1f ms, threads %s, process cpu %.1f ms"
+              % (value / 1e6, [t / 1e6 for t in threads], own["cpu_ns"][0] / 1e6))
+        # ...and no more than the whole process ran (10% + 20 ms: task-clock against a CPU
+        # clock, plus exec and exit): a thread counted twice is 1.5x.
+        self.assertLessEqual(value, 1.10 * own["cpu_ns"][0] + 20e6)
 
     def test_stat_page_faults_of_touching_child(self):
         self.require_counting()
@@ -601,20 +606,24 @@ class KpcCliTest(unittest.TestCase):
     def test_stat_agrees_with_perf_stat(self):
         self.require_counting()
         # Each tool's smallest of 3 runs: interference only ever adds faults or time.
-        # Tolerances: fault counts of the same deterministic program within 10% or 50 faults
-        # (ld.so, ASLR and the tools' own exec path differ slightly); task-clock of a 150 ms
-        # CPU-bound program within 25% or 20 ms.
+        # Tolerances: fault counts of the same deterministic program within 2% + 20 faults
+        # (ld.so and ASLR differ slightly; measured equal to a few faults), so kpc's own exec
+        # path or the 4000 pages counted twice fail; task-clock of a 150 ms CPU-bound program
+        # within 90% below, 10% + 20 ms above (tests/README.md), so counted twice fails.
         runs = 3
         faults = ["page-faults", "minor-faults"]
         perf, ours = self.interleaved_runs(faults, [WORKLOAD, "touch", "4000"], runs)
+        print("faults: kpc %s, perf %s" % (ours, perf))
         for name in faults:
             self.assertGreaterEqual(min(perf[name]), 4000, perf)
-            self.assertLessEqual(abs(min(ours[name]) - min(perf[name])), max(0.10 * min(perf[name]), 50),
+            self.assertLessEqual(abs(min(ours[name]) - min(perf[name])), 0.02 * min(perf[name]) + 20,
                                  "%s: kpc %s, perf %s" % (name, ours[name], perf[name]))
         perf, ours = self.interleaved_runs(["task-clock"], [WORKLOAD, "spin", "150"], runs)
         a, b = min(ours["task-clock"]), min(perf["task-clock"])
-        self.assertLessEqual(abs(a - b), max(0.25 * b, 20e6),
-                             "task-clock ns: kpc %s, perf %s" % (ours["task-clock"], perf["task-clock"]))
+        why = "task-clock ns: kpc %s, perf %s" % (ours["task-clock"], perf["task-clock"])
+        print(why)
+        self.assertGreaterEqual(a, 0.90 * b, why)
+        self.assertLessEqual(a, 1.10 * b + 20e6, why)
 
 
 def main(case=KpcCliTest):
