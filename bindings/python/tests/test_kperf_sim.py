@@ -66,3 +66,51 @@ def _error_of(fn):
     except libkpc.KpcError as e:
         return e
     return None
+
+
+READ_COST = 1000  # instructions each counter read costs in the simulator below
+
+
+@pytest.fixture
+def exact_sim():
+    """The simulator with CPU-time accrual off and every counter read costing READ_COST
+    instructions (KPSIM_CPU_TIME_COUNTS=0, KPSIM_READ_KERNEL_INSTRUCTIONS; tests/kperf_sim/
+    README.md), so counts are known exactly. Yields the sampler and the simulator library
+    (the instance libkpc loads: the same path), then restores the knobs."""
+    import ctypes
+    lib = ctypes.CDLL(os.environ["KPC_KPERF_PATH"])
+    lib.kpc_get_thread_counters.argtypes = [ctypes.c_uint32, ctypes.c_uint32,
+                                            ctypes.POINTER(ctypes.c_uint64)]
+    knobs = {"KPSIM_CPU_TIME_COUNTS": "0", "KPSIM_READ_KERNEL_INSTRUCTIONS": str(READ_COST)}
+    saved = {k: os.environ.get(k) for k in knobs}
+    os.environ.update(knobs)
+    lib.kpsim_reset()  # the simulator reads its knobs here
+    try:
+        with libkpc.Sampler() as s:
+            yield s, lib
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        lib.kpsim_reset()
+
+
+def test_measure_subtracts_the_read_overhead_exactly(exact_sim):
+    # Each iteration makes one raw counter read: exactly READ_COST instructions. The measured
+    # region also holds the cost of the read that opens it (READ_COST, once), which
+    # subtract_overhead must remove: not removed gives (n + 1) * READ_COST, removed twice
+    # (n - 1) * READ_COST. (Page faults cannot tell: their offset is 0.)
+    import ctypes
+    sim, lib = exact_sim
+    buf = (ctypes.c_uint64 * 32)()
+    n = 20
+    with sim.counters("instructions") as c:
+        c.start()
+        assert c.calibrate() == [READ_COST]
+        with c.measure(subtract_overhead=True, iterations=n) as m:
+            failed = sum(lib.kpc_get_thread_counters(0, 32, buf) != 0 for _ in range(n))
+        assert failed == 0
+        assert m.counts == [n * READ_COST]
+        assert m.per_iteration() == {"instructions": READ_COST}
