@@ -13,7 +13,6 @@ The same tests against the kperf simulator are in tests/kperf/check_sim_test.py.
 
 import json
 import os
-import subprocess
 import sys
 import unittest
 
