@@ -28,6 +28,8 @@ if [ $# -ge 1 ]; then
   root=$1
 else
   root=$(mktemp -d /var/tmp/kpc-fresh-debian.XXXXXX)
+  # mktemp's 0700 would become the root's "/": no unprivileged test user could reach anything.
+  chmod 755 "$root"
   own_root=1
 fi
 mounts=()

@@ -126,44 +126,43 @@ fn size_t_flag(bindgen: &str) -> Vec<&'static str> {
     }
 }
 
-/// Turns bindgen's enum output (`pub const NAME: kp_type = value;` followed by
+/// Turns bindgen's enum output (`pub const NAME: kp_type = value;` and
 /// `pub type kp_type = ::std::os::raw::c_int;`) into a table of every constant, so tests
 /// cover codes added to the header later without being edited.
+///
+/// bindgen formats its output with rustfmt only when rustfmt is installed; without it every
+/// item shares one line with spaces between all tokens. So items are read as statements
+/// (up to `;`) with the whitespace taken out, which is the same text either way.
 fn enum_table(bindings: &str) -> String {
-    let mut enum_types: Vec<String> = Vec::new();
-    for line in bindings.lines() {
-        let line = line.trim();
-        if let Some(rest) = line.strip_prefix("pub type ") {
-            if let Some((name, ty)) = rest.split_once(" = ") {
-                if name.starts_with("kp_") && ty.starts_with("::std::os::raw::c_") {
-                    enum_types.push(name.to_string());
-                }
-            }
-        }
-    }
+    let statements: Vec<String> = bindings
+        .split(';')
+        .map(|item| {
+            // What follows the end of an earlier item (a struct's `}`, an attribute's `]`).
+            let start = item.rfind(|c| c == '}' || c == ']').map_or(0, |i| i + 1);
+            item[start..].split_whitespace().collect::<String>()
+        })
+        .collect();
+    let enum_types: Vec<&str> = statements
+        .iter()
+        .filter_map(|st| st.strip_prefix("pubtype")?.split_once('='))
+        .filter(|(name, ty)| name.starts_with("kp_") && ty.starts_with("::std::os::raw::c_"))
+        .map(|(name, _)| name)
+        .collect();
     let mut out = String::from(
         "/// Every enumerator of every public enum: (enum type, name, value).\n\
          pub const ENUM_CONSTANTS: &[(&str, &str, i64)] = &[\n",
     );
-    for line in bindings.lines() {
-        let line = line.trim();
-        let rest = match line.strip_prefix("pub const ") {
-            Some(rest) => rest,
-            None => continue,
-        };
-        // NAME: kp_type = value;
-        let (name, rest) = match rest.split_once(": ") {
+    for st in &statements {
+        // NAME:kp_type=value
+        let (name, ty, value) = match st
+            .strip_prefix("pubconst")
+            .and_then(|r| r.split_once(':'))
+            .and_then(|(name, rest)| rest.split_once('=').map(|(ty, value)| (name, ty, value)))
+        {
             Some(parts) => parts,
             None => continue,
         };
-        let (ty, value) = match rest.split_once(" = ") {
-            Some(parts) => parts,
-            None => continue,
-        };
-        if !enum_types.iter().any(|t| t == ty) {
-            continue;
-        }
-        if value.trim_end_matches(';').parse::<i64>().is_err() {
+        if !enum_types.contains(&ty) || value.parse::<i64>().is_err() {
             continue;
         }
         out.push_str(&format!(
