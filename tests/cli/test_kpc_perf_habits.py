@@ -243,6 +243,58 @@ class KpcPerfHabitsTest(unittest.TestCase):
             self.assertIn("enable_on_exec=1", c[1], c)
         self.assertEqual(len({c[2] for c in calls}), 1)  # all on the one child
 
+    # Linux's encoding of each generic hardware event (include/uapi/linux/perf_event.h), as
+    # strace decodes perf_event_attr: what perf stat opens for the same name.
+    KERNEL_ENCODINGS = {
+        "cycles": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_CPU_CYCLES",
+        "instructions": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_INSTRUCTIONS",
+        "branches": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_BRANCH_INSTRUCTIONS",
+        "branch-misses": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_BRANCH_MISSES",
+        "cache-references": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_CACHE_REFERENCES",
+        "cache-misses": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_CACHE_MISSES",
+        "stalled-cycles-frontend": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_STALLED_CYCLES_FRONTEND",
+        "stalled-cycles-backend": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_STALLED_CYCLES_BACKEND",
+        "ref-cycles": "PERF_TYPE_HARDWARE/PERF_COUNT_HW_REF_CPU_CYCLES",
+        "l1d-load-misses": "PERF_TYPE_HW_CACHE/PERF_COUNT_HW_CACHE_RESULT_MISS<<16|"
+                           "PERF_COUNT_HW_CACHE_OP_READ<<8|PERF_COUNT_HW_CACHE_L1D",
+        "l1d-store-misses": "PERF_TYPE_HW_CACHE/PERF_COUNT_HW_CACHE_RESULT_MISS<<16|"
+                            "PERF_COUNT_HW_CACHE_OP_WRITE<<8|PERF_COUNT_HW_CACHE_L1D",
+        "l1i-load-misses": "PERF_TYPE_HW_CACHE/PERF_COUNT_HW_CACHE_RESULT_MISS<<16|"
+                           "PERF_COUNT_HW_CACHE_OP_READ<<8|PERF_COUNT_HW_CACHE_L1I",
+        "dtlb-load-misses": "PERF_TYPE_HW_CACHE/PERF_COUNT_HW_CACHE_RESULT_MISS<<16|"
+                            "PERF_COUNT_HW_CACHE_OP_READ<<8|PERF_COUNT_HW_CACHE_DTLB",
+        "itlb-load-misses": "PERF_TYPE_HW_CACHE/PERF_COUNT_HW_CACHE_RESULT_MISS<<16|"
+                            "PERF_COUNT_HW_CACHE_OP_READ<<8|PERF_COUNT_HW_CACHE_ITLB",
+    }
+
+    def test_stat_opens_the_kernels_encoding_of_each_generic_event(self):
+        """Each generic hardware event reaches the kernel as perf's encoding of that name.
+
+        Seen in the perf_event_open calls themselves (strace), so it holds with or without a
+        PMU: an event opened with another's encoding (branches as branch-misses) would count
+        the wrong thing on every machine."""
+        self.require_counting()
+        strace = shutil.which("strace")
+        if not strace:
+            self.skipTest("strace is not installed (apt-get install strace)")
+        names = list(self.KERNEL_ENCODINGS)
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "strace.txt")
+            p = subprocess.run([strace, "-f", "-e", "trace=perf_event_open", "-o", log, test_kpc.KPC,
+                                "stat", "--backend", "perf_event", "-e", ",".join(names), "--", "true"],
+                               capture_output=True, text=True, timeout=60)
+            if p.returncode != 0 and "ptrace" in p.stderr:
+                self.skipTest("strace cannot trace here: %s" % p.stderr.strip())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(log) as f:
+                trace = f.read()
+        opened = {"%s/%s" % m for m in
+                  re.findall(r"perf_event_open\(\{type=(PERF_TYPE_HW_CACHE|PERF_TYPE_HARDWARE), "
+                             r"size=\w+, config=([\w<|]+)", trace)}
+        missing = {n: e for n, e in self.KERNEL_ENCODINGS.items() if e not in opened}
+        self.assertEqual(missing, {}, "never opened with the kernel's encoding of its name; "
+                         "opened instead: %s" % sorted(opened))
+
     def test_stat_group_counted_whole_like_perf(self):
         """A group with an event the machine cannot count is not counted at all, as in perf."""
         self.require_counting()
