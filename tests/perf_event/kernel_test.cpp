@@ -50,10 +50,16 @@ TEST_F(KernelTest, TouchingFreshPagesRaisesPageFaultsByAtLeastN) {
     fault_pages(n);
     ASSERT_EQ(kp_thread_sample(t, after, 2), KP_OK);
     // Each page faults once; mmap and the sample calls add a few. A fault counted twice
-    // gives 2n.
+    // gives 2n. Under ThreadSanitizer each fresh page also faults in its shadow memory
+    // (about 3n in all, measured), and a double count gives about 6n.
+#if defined(__SANITIZE_THREAD__)
+    const size_t most = 4 * n;
+#else
+    const size_t most = n + n / 2;
+#endif
     for (int i = 0; i < 2; ++i) {
         EXPECT_GE(after[i] - before[i], n) << "event " << i;
-        EXPECT_LT(after[i] - before[i], n + n / 2) << "event " << i;
+        EXPECT_LT(after[i] - before[i], most) << "event " << i;
     }
     kp_thread_free(t);
 }
