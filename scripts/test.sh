@@ -10,16 +10,17 @@
 #   4. every libFuzzer target (tests/fuzz) for 30 seconds, with ASan + UBSan;
 #   5. the C++ suite cross-built for aarch64 and run under qemu-user (scripts/ci/aarch64-suite.sh);
 #   6. exact counts on QEMU's emulated ARMv8 PMU (scripts/ci/pmu-guest.sh);
-#   7. libkpc and kpc built for arm64 and x86_64 macOS with zig's clang (scripts/ci/macos-build.sh).
+#   7. libkpc and kpc built for arm64 and x86_64 macOS with zig's clang (scripts/ci/macos-build.sh);
+#   8. known bugs put into a copy of the tree, each of which a test must catch (scripts/mutants.sh).
 # Each stage prints its summary line; any failure stops the script with a non-zero exit.
 # KPC_STAGES (e.g. "build asan") runs only the named stages:
-#   build asan tsan fuzz aarch64 pmu macos
+#   build asan tsan fuzz aarch64 pmu macos mutants
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 export PATH="$PATH:$HOME/.cargo/bin"
 jobs=$(nproc)
-stages=${KPC_STAGES:-build asan tsan fuzz aarch64 pmu macos}
+stages=${KPC_STAGES:-build asan tsan fuzz aarch64 pmu macos mutants}
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -92,6 +93,12 @@ fi
 if want macos; then
   stage "macOS: libkpc and kpc built for arm64 and x86_64 with zig's clang"
   run_stage_script scripts/ci/macos-build.sh
+  stage_done
+fi
+
+if want mutants; then
+  stage "mutants: known bugs the tests must catch (scripts/mutants.sh)"
+  scripts/mutants.sh
   stage_done
 fi
 
