@@ -117,4 +117,16 @@ if [ -n "$stage_lines" ]; then
   skipped=$((skipped + $(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$stage_lines" | sum)))
 fi
 echo
+# The closing line counts runs: a test that runs in several stages (build, asan, aarch64)
+# counts in each. This line counts each CTest test once: failed if it failed anywhere, else
+# passed if it passed anywhere, else skipped.
+awk '/Test +#[0-9]+: / {
+       name = $0; sub(/.*Test +#[0-9]+: /, "", name); sub(/ .*/, "", name)
+       rank = /  Passed / ? 2 : (/\*\*\*Skipped/ ? 1 : 3)
+       if (rank > result[name]) result[name] = rank
+     }
+     END {
+       for (n in result) { total++; count[result[n]]++ }
+       printf "distinct CTest tests: %d: %d passed, %d failed, %d only skipped\n", total, count[2], count[3], count[1]
+     }' "$log"
 echo "all stages: ${passed} passed, ${failed} failed, ${skipped} skipped"
