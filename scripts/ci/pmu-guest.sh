@@ -16,6 +16,7 @@ set -eu
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${KPC_PMU_BUILD_DIR:-$ROOT/build-pmu}}
+mkdir -p "$BUILD" && BUILD=$(cd "$BUILD" && pwd)  # absolute: Go and the guest image need it
 SHIFT=${KPC_PMU_ICOUNT_SHIFT:-1}
 # One vCPU: with two, the same static loop counted 20,032,385 to 20,161,523 user instructions
 # from run to run (QEMU's icount runs the vCPUs in turns); with one, 20,015,716 every time.
@@ -28,7 +29,7 @@ die() { echo "pmu-guest: FAILED: $*" >&2; echo "pmu-guest: 0 passed, 1 failed (t
 now() { date +%s; }
 
 # --- What the host needs -------------------------------------------------------------
-PACKAGES="qemu-system-arm cpio g++-aarch64-linux-gnu libgtest-dev:arm64 libgmock-dev:arm64"
+PACKAGES="qemu-system-arm cpio g++-aarch64-linux-gnu libgtest-dev:arm64 libgmock-dev:arm64 golang-go pkg-config"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -47,7 +48,7 @@ if [ -n "$missing" ]; then
         { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null; } ||
         die "apt-get install$missing failed"
 fi
-for tool in qemu-system-aarch64 cpio aarch64-linux-gnu-g++ aarch64-linux-gnu-readelf dpkg-deb cmake timeout; do
+for tool in qemu-system-aarch64 cpio aarch64-linux-gnu-g++ aarch64-linux-gnu-readelf dpkg-deb cmake timeout go pkg-config; do
     command -v "$tool" >/dev/null || die "$tool not found"
 done
 
@@ -92,6 +93,16 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$ROOT/cmake/toolch
 GTESTS="perf_event_kernel_test"
 cmake --build "$BUILD" -j2 --target kpc_cli pmu_guest_programs $GTESTS >/dev/null ||
     die "cross-build failed (run: cmake --build $BUILD --target kpc_cli pmu_guest_programs $GTESTS)"
+# The Go binding's tests, cross-built with cgo against this libkpc: its hardware test skips
+# on a machine without a PMU and must count here (tests/pmu/guest/go_hardware.sh).
+mkdir -p "$BUILD/go-pkgconfig"
+printf 'Name: kpc\nDescription: libkpc cross-built for arm64\nVersion: 0\nCflags: -I%s/include\nLibs: -L%s/src -lkpc\n' \
+    "$ROOT" "$BUILD" > "$BUILD/go-pkgconfig/kpc.pc"
+(cd "$ROOT/bindings/go" && CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc \
+    PKG_CONFIG_PATH="$BUILD/go-pkgconfig" PKG_CONFIG_LIBDIR="$BUILD/go-pkgconfig" \
+    GOCACHE="$BUILD/go-cache" GOPATH="$BUILD/go-path" GOPROXY=off GOFLAGS=-mod=mod \
+    go test -c -o "$BUILD/kpc_go_arm64.test" .) ||
+    die "cross-building the Go binding's tests failed (see above)"
 t1=$(now)
 echo "pmu-guest: cross-build $((t1 - t0)) s"
 
@@ -114,6 +125,7 @@ ls "$ROOT"/tests/pmu/guest/*.sh >/dev/null 2>&1 && cp "$ROOT"/tests/pmu/guest/*.
 # The workload also sits in /pmu/bin for the check scripts, with perf.
 cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/bin/"
 cp "$PERF" "$GROOT/pmu/bin/perf"
+cp "$BUILD/kpc_go_arm64.test" "$GROOT/pmu/bin/kpc_go.test"
 # Every shared library the programs need, found in the cross sysroot.
 needed() { aarch64-linux-gnu-readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
 libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so)
