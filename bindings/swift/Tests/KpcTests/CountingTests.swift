@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import Kpc
 
@@ -164,19 +165,57 @@ final class CountingTests: XCTestCase {
     }
 }
 
-/// Hardware counting; skipped (with the reason) on machines without a usable PMU.
+/// Hardware counting; skipped (with the reason) on machines without a usable PMU. On Linux
+/// under CTest, whether the machine can count is decided without libkpc: KPC_TEST_PMU_PROBE
+/// names a program that opens the instructions event with perf_event_open itself
+/// (tests/common/pmu_probe.c). Where it can, a libkpc error fails the test.
 final class HardwareTests: XCTestCase {
+    /// nil when the probe counts instructions (or there is no probe), else the kernel's reason.
+    private func probeCannotCount() throws -> String? {
+        guard let path = ProcessInfo.processInfo.environment["KPC_TEST_PMU_PROBE"], !path.isEmpty else {
+            return nil
+        }
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: path)
+        let out = Pipe()
+        probe.standardOutput = out
+        probe.standardError = out
+        try probe.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        switch probe.terminationStatus {
+        case 0: return nil
+        case 1: return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        default:
+            XCTFail("the PMU probe \(path) exited with \(probe.terminationStatus): \(text)")
+            return text
+        }
+    }
+
     func testCyclesAndInstructionsCount() throws {
+        let probed = ProcessInfo.processInfo.environment["KPC_TEST_PMU_PROBE"] != nil
+        if let why = try probeCannotCount() {
+            throw XCTSkip("this machine cannot count hardware instructions: \(why)")
+        }
         let sampler = try Sampler()
         do {
             try sampler.access()
         } catch let error as KpcError {
+            if probed {
+                XCTFail("perf_event_open counts instructions here, yet access() refused (\(error.status)): \(error.message)")
+                return
+            }
             throw XCTSkip("no usable hardware PMU here (\(error.status)): \(error.message)")
         }
         for name in ["cycles", "instructions"] {
             let event = try sampler.event(named: name)
             if !event.isAvailable {
-                throw XCTSkip("\(name) is unavailable here: \(event.unavailableReason ?? "no reason given")")
+                let why = event.unavailableReason ?? "no reason given"
+                if probed {
+                    XCTFail("perf_event_open counts instructions here, yet \(name) is unavailable: \(why)")
+                    return
+                }
+                throw XCTSkip("\(name) is unavailable here: \(why)")
             }
         }
         let counters = try sampler.counters(["cycles", "instructions"])

@@ -43,6 +43,53 @@ pub fn is_cannot_count_here(e: &kpc::SamplerError) -> bool {
     ) && !e.message().is_empty()
 }
 
+/// Whether this thread may count hardware instructions, asked of the kernel directly with
+/// perf_event_open (user space only), not of libkpc: a test must not decide to skip from
+/// the library it tests.
+#[cfg(target_os = "linux")]
+#[allow(dead_code)] // not every test file probes
+pub fn pmu_counts_instructions() -> Result<(), String> {
+    // perf_event_attr as the kernel's first version (PERF_ATTR_SIZE_VER0, 64 bytes).
+    #[repr(C)]
+    #[derive(Default)]
+    struct Attr {
+        kind: u32,
+        size: u32,
+        config: u64,
+        sample_period: u64,
+        sample_type: u64,
+        read_format: u64,
+        flags: u64, // bit 0 disabled, 5 exclude_kernel, 6 exclude_hv
+        wakeup_events: u32,
+        bp_type: u32,
+        config1: u64,
+    }
+    let attr = Attr {
+        kind: 0,   // PERF_TYPE_HARDWARE
+        config: 1, // PERF_COUNT_HW_INSTRUCTIONS
+        flags: 1 | 1 << 5 | 1 << 6,
+        size: std::mem::size_of::<Attr>() as u32,
+        ..Default::default()
+    };
+    let fd =
+        unsafe { libc::syscall(libc::SYS_perf_event_open, &attr as *const Attr, 0, -1, -1, 0u64) };
+    if fd < 0 {
+        return Err(format!(
+            "perf_event_open(instructions): {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    unsafe { libc::close(fd as libc::c_int) };
+    Ok(())
+}
+
+/// Elsewhere than Linux there is no such probe: the tests go by libkpc's answer there.
+#[cfg(not(target_os = "linux"))]
+#[allow(dead_code)]
+pub fn pmu_counts_instructions() -> Result<(), String> {
+    Err("no perf_event_open probe on this OS".to_string())
+}
+
 /// A sampler for the software events, which exist only on perf_event: under another
 /// backend the calling test records a skip and gets `None`.
 pub fn software_sampler(test: &str) -> Option<kpc::Sampler> {

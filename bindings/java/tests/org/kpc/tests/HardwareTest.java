@@ -14,7 +14,7 @@ import org.kpc.Sampler;
 /**
  * Hardware counting through the default backend. On Linux, whether this machine can count is
  * decided without libkpc: CTest passes KPC_TEST_PMU_PROBE, a program that opens the
- * instructions event with perf_event_open itself (bindings/java/tests/pmu_probe.c). Where it
+ * instructions event with perf_event_open itself (tests/common/pmu_probe.c). Where it
  * cannot (virtual machines, strict perf_event_paranoid) the test is skipped with the kernel's
  * reason; where it can, a KpcException is a failure.
  */
@@ -25,7 +25,7 @@ class HardwareTest {
         String probe = System.getenv("KPC_TEST_PMU_PROBE");
         if (probe == null || probe.isEmpty())
             fail("KPC_TEST_PMU_PROBE is not set: run this test through CTest (ctest -R java_hardware), "
-                    + "which builds bindings/java/tests/pmu_probe.c and names it");
+                    + "which builds tests/common/pmu_probe.c and names it");
         Process p = new ProcessBuilder(probe).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         int code = p.waitFor();

@@ -1,7 +1,8 @@
 /* Says, without libkpc, whether this thread can count hardware instructions: exits 0 when a
  * perf_event_open of PERF_COUNT_HW_INSTRUCTIONS (user space only, which perf_event_paranoid
- * 2 allows) succeeds, else 1 with the kernel's reason on stdout. HardwareTest skips only on
- * 1, so a libkpc failure where the machine can count is a failure, not a skip. */
+ * 2 allows) succeeds, else 1 with the kernel's reason on stdout. The bindings' hardware
+ * tests (Java, Swift) skip only on 1, so a libkpc failure where the machine can count is a
+ * failure, not a skip. CMake target kpc_test_pmu_probe (tests/CMakeLists.txt). */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
