@@ -2,33 +2,20 @@
 #include <gtest/gtest.h>
 #include <kpc/kpc.h>
 
-#include <errno.h>
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 
+#include "common/pmu_probe.h"
+
 namespace {
 
-// Asks the kernel, not libkpc, whether this thread can count hardware instructions (user
-// space only, which perf_event_paranoid 2 allows). Returns "" when it can, else the kernel's
-// reason; `err` gets errno. A libkpc failure where this succeeds is a failure, not a skip.
+// "" when the kernel (not libkpc) counts hardware instructions for this thread, else its
+// reason; `err` gets the errno. A libkpc failure where this succeeds is a failure, not a skip.
 std::string kernel_cannot_count_instructions(int *err = nullptr) {
-    perf_event_attr attr;
-    std::memset(&attr, 0, sizeof attr);
-    attr.type = PERF_TYPE_HARDWARE;
-    attr.size = sizeof attr;
-    attr.config = PERF_COUNT_HW_INSTRUCTIONS;
-    attr.disabled = 1;
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-    if (err) *err = fd < 0 ? errno : 0;
-    if (fd < 0) return std::string("perf_event_open(PERF_COUNT_HW_INSTRUCTIONS): ") + std::strerror(errno);
-    close(int(fd));
-    return "";
+    const int e = kpc_test_probe_instructions();
+    if (err) *err = e;
+    if (e == 0) return "";
+    return std::string("perf_event_open(PERF_COUNT_HW_INSTRUCTIONS): ") + std::strerror(e);
 }
 
 }  // namespace
