@@ -168,6 +168,7 @@ tr -d '\r' < "$LOG" > "$LOG.txt"
 echo "pmu-guest: guest ran $((t2 - t1)) s (boot to first line and tests; qemu exit $qrc)"
 grep '^PMU-GUEST' "$LOG.txt" || true
 grep '^PMU-TIME' "$LOG.txt" || true
+grep -F '[sample_cost.sh] ' "$LOG.txt" || true  # the instructions-per-sample table (docs/performance.md)
 if ! grep -q '^PMU-GUEST booted' "$LOG.txt"; then
     tail -n 30 "$LOG.txt" >&2
     [ "$qrc" = 124 ] && die "the guest did not boot within ${TIMEOUT} s"
