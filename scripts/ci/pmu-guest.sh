@@ -145,7 +145,7 @@ RUST_TEST=$(cd "$ROOT/bindings/rust" && KPC_LIB_DIR="$BUILD/src" CARGO_TARGET_DI
     /usr/bin/cargo test --offline --locked -p kpc --test hardware --no-run \
     --target aarch64-unknown-linux-gnu --message-format=json-render-diagnostics |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
-[ -n "$RUST_TEST" ] && [ -x "$RUST_TEST" ] || die "cross-building the Rust binding's hardware test failed (see above)"
+[ -x "${RUST_TEST:-}" ] || die "cross-building the Rust binding's hardware test failed (see above)"
 t1=$(now)
 echo "pmu-guest: cross-build $((t1 - t0)) s"
 

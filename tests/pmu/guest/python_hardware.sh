@@ -17,6 +17,7 @@ cat /tmp/python_hardware.txt
 [ $rc = 0 ] || { echo "FAIL: pytest exited $rc"; exit 1; }
 grep -q "^PASSED $TEST\$" /tmp/python_hardware.txt ||
     { echo "FAIL: $TEST did not pass (skipped?)"; exit 1; }
+# shellcheck disable=SC2046 # two numbers, split on purpose
 set -- $(sed -n 's/.*counted: \([0-9]*\) instructions, \([0-9]*\) cycles.*/\1 \2/p' /tmp/python_hardware.txt)
 [ $# = 2 ] || { echo "FAIL: no 'counted:' line: the test did not take its counting branch"; exit 1; }
 echo "instructions $1, cycles $2, shift $N"

@@ -15,6 +15,7 @@ cat /tmp/rust_hardware.txt
 [ ! -s /tmp/rust_skips.txt ] || { echo "FAIL: skipped here, where the PMU counts: $(cat /tmp/rust_skips.txt)"; exit 1; }
 grep -q '^test hardware_events_count_or_say_why_not \.\.\. ok$' /tmp/rust_hardware.txt ||
     { echo "FAIL: hardware_events_count_or_say_why_not did not pass"; exit 1; }
+# shellcheck disable=SC2046 # two numbers, split on purpose
 set -- $(sed -n 's/^counted: \([0-9]*\) instructions, \([0-9]*\) cycles$/\1 \2/p' /tmp/rust_hardware.txt)
 [ $# = 2 ] || { echo "FAIL: no 'counted:' line: the test did not take its counting branch"; exit 1; }
 echo "instructions $1, cycles $2, shift $N"
