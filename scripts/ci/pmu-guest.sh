@@ -104,12 +104,12 @@ GUEST_PY=$CACHE/unpacked/python3.11-minimal/usr/bin/python3.11
 # Byte-compiled once on the host (the same 3.11 bytecode; unchecked: no source timestamps
 # compared): compiling the stdlib and pytest at every import costs minutes under emulation.
 if [ ! -e "$CACHE/unpacked/python-compiled" ]; then
-    command -v python3.11 >/dev/null || die "python3.11 not found on the host (apt-get install python3.11)"
+    [ -x /usr/bin/python3.11 ] || die "Debian's python3.11 not found on the host (apt-get install python3.11)"
     for p in $PY_PKGS; do
         d=$CACHE/unpacked/${p%%:*}/usr/lib
         [ -d "$d" ] || continue
-        python3.11 -m compileall -q -j 2 --invalidation-mode unchecked-hash -x '/(test|idlelib|tkinter|lib2to3)/' "$d" \
-            >/dev/null || die "python3.11 -m compileall $d failed"
+        /usr/bin/python3.11 -m compileall -q -j 2 --invalidation-mode unchecked-hash -x '/(test|idlelib|tkinter|lib2to3)/' "$d" \
+            >/dev/null || die "/usr/bin/python3.11 -m compileall $d failed"
     done
     touch "$CACHE/unpacked/python-compiled"
 fi
@@ -184,8 +184,9 @@ rm -rf "$GROOT"/usr/lib/python3.11/test "$GROOT"/usr/lib/python3.11/idlelib "$GR
 cp -R "$ROOT/bindings/python/src" "$ROOT/bindings/python/tests" "$GROOT/pmu/python/"
 # Every shared library the programs need, found in the cross sysroot.
 needed() { aarch64-linux-gnu-readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
-# Of Python's extension modules only _ctypes (libffi), which the binding loads libkpc with;
-# the others' libraries (ncurses, sqlite, OpenSSL...) stay out, and so do those modules.
+# Of Python's extension modules only _ctypes (libffi), which the binding loads libkpc with:
+# the other modules' libraries (ncurses, sqlite, OpenSSL...) are left out, so importing those
+# modules fails in the guest.
 libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so "$GROOT/usr/bin/python3.11" \
     "$GROOT"/usr/lib/python3.11/lib-dynload/_ctypes.*.so)
 seen=""
