@@ -29,7 +29,10 @@ die() { echo "pmu-guest: FAILED: $*" >&2; echo "pmu-guest: 0 passed, 1 failed (t
 now() { date +%s; }
 
 # --- What the host needs -------------------------------------------------------------
-PACKAGES="qemu-system-arm cpio g++-aarch64-linux-gnu libgtest-dev:arm64 libgmock-dev:arm64 golang-go pkg-config"
+# rustc and cargo: Debian's (1.63), whose arm64 standard library Debian ships too
+# (libstd-rust-dev:arm64, fetched below); a rustup toolchain has no arm64 std offline.
+PACKAGES="qemu-system-arm cpio g++-aarch64-linux-gnu libgtest-dev:arm64 libgmock-dev:arm64 golang-go pkg-config
+  rustc cargo librust-libc-dev"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -48,7 +51,8 @@ if [ -n "$missing" ]; then
         { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing >/dev/null; } ||
         die "apt-get install$missing failed"
 fi
-for tool in qemu-system-aarch64 cpio aarch64-linux-gnu-g++ aarch64-linux-gnu-readelf dpkg-deb cmake timeout go pkg-config; do
+for tool in qemu-system-aarch64 cpio aarch64-linux-gnu-g++ aarch64-linux-gnu-readelf aarch64-linux-gnu-strip dpkg-deb cmake timeout go pkg-config \
+    /usr/bin/rustc /usr/bin/cargo; do
     command -v "$tool" >/dev/null || die "$tool not found"
 done
 
@@ -81,6 +85,34 @@ PERF_PKGS="linux-perf libbabeltrace1 libcap2 libdw1 libelf1 liblzma5 libnuma1 li
 for p in $PERF_PKGS; do fetch "$p:arm64"; done
 PERF=$CACHE/unpacked/linux-perf/usr/bin/perf
 [ -x "$PERF" ] || die "no perf in linux-perf:arm64"
+# Rust's arm64 standard library, of the same version as Debian's rustc (a std of another
+# version does not load): rustc finds it with --sysroot.
+RUSTV=$(dpkg-query -W -f='${Version}' rustc) || die "Debian's rustc is not installed (apt-get install rustc cargo)"
+fetch "libstd-rust-dev:arm64=$RUSTV"
+RUST_SYSROOT=$CACHE/unpacked/libstd-rust-dev/usr
+[ "$(dpkg-deb -f "$(ls "$CACHE"/libstd-rust-dev_*.deb | head -n 1)" Version)" = "$RUSTV" ] ||
+    die "the cached libstd-rust-dev:arm64 is not rustc's version $RUSTV: remove $CACHE/libstd-rust-dev_* and $CACHE/unpacked/libstd-rust-dev"
+ls "$RUST_SYSROOT"/lib/rustlib/aarch64-unknown-linux-gnu/lib/libstd-*.rlib >/dev/null 2>&1 ||
+    die "no arm64 libstd rlib in libstd-rust-dev:arm64"
+# Python for the Python binding's hardware test: Debian's arm64 python3.11 (ctypes needs
+# libffi8, fetched above) and pytest with what it imports (architecture "all": pure Python).
+PY_PKGS="python3.11-minimal:arm64 libpython3.11-minimal:arm64 libpython3.11-stdlib:arm64
+  python3-pytest python3-pluggy python3-iniconfig python3-packaging python3-attr python3-py"
+for p in $PY_PKGS; do fetch "$p"; done
+GUEST_PY=$CACHE/unpacked/python3.11-minimal/usr/bin/python3.11
+[ -x "$GUEST_PY" ] || die "no python3.11 in python3.11-minimal:arm64"
+# Byte-compiled once on the host (the same 3.11 bytecode; unchecked: no source timestamps
+# compared): compiling the stdlib and pytest at every import costs minutes under emulation.
+if [ ! -e "$CACHE/unpacked/python-compiled" ]; then
+    [ -x /usr/bin/python3.11 ] || die "Debian's python3.11 not found on the host (apt-get install python3.11)"
+    for p in $PY_PKGS; do
+        d=$CACHE/unpacked/${p%%:*}/usr/lib
+        [ -d "$d" ] || continue
+        /usr/bin/python3.11 -m compileall -q -j 2 --invalidation-mode unchecked-hash -x '/(test|idlelib|tkinter|lib2to3)/' "$d" \
+            >/dev/null || die "/usr/bin/python3.11 -m compileall $d failed"
+    done
+    touch "$CACHE/unpacked/python-compiled"
+fi
 
 # --- Cross-build only what the guest runs --------------------------------------------------
 t0=$(now)
@@ -103,6 +135,17 @@ printf 'Name: kpc\nDescription: libkpc cross-built for arm64\nVersion: 0\nCflags
     GOCACHE="$BUILD/go-cache" GOPATH="$BUILD/go-path" GOPROXY=off GOFLAGS=-mod=mod \
     go test -c -o "$BUILD/kpc_go_arm64.test" .) ||
     die "cross-building the Go binding's tests failed (see above)"
+# The Rust binding's hardware test, likewise (tests/pmu/guest/rust_hardware.sh): Debian's
+# rustc with the arm64 std as its sysroot (for the test only: build scripts run on the host),
+# linked by the cross gcc against this libkpc.
+RUST_TEST=$(cd "$ROOT/bindings/rust" && KPC_LIB_DIR="$BUILD/src" CARGO_TARGET_DIR="$BUILD/rust-target" \
+    RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc CARGO_INCREMENTAL=0 \
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+    CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="--sysroot=$RUST_SYSROOT" \
+    /usr/bin/cargo test --offline --locked -p kpc --test hardware --no-run \
+    --target aarch64-unknown-linux-gnu --message-format=json-render-diagnostics |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+[ -x "${RUST_TEST:-}" ] || die "cross-building the Rust binding's hardware test failed (see above)"
 t1=$(now)
 echo "pmu-guest: cross-build $((t1 - t0)) s"
 
@@ -127,9 +170,26 @@ cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/bin/"
 cp "$PERF" "$GROOT/pmu/bin/perf"
 cp "$BUILD/kpc_go_arm64.test" "$GROOT/pmu/bin/kpc_go.test"
 cp "$BUILD/tests/pmu/pmu_sample_cost" "$GROOT/pmu/bin/"  # tests/pmu/guest/sample_cost.sh
+# Stripped: the debug info of Rust's std is most of its 19 MB.
+aarch64-linux-gnu-strip -o "$GROOT/pmu/bin/kpc_rust_hardware.test" "$RUST_TEST" || die "strip $RUST_TEST failed"
+# Python in its Debian place (/usr/bin, /usr/lib/python3.11, /usr/lib/python3/dist-packages:
+# the paths its site module looks in), the binding's sources and its tests in /pmu/python.
+mkdir -p "$GROOT/usr/bin" "$GROOT/usr/lib" "$GROOT/pmu/python"
+cp "$GUEST_PY" "$GROOT/usr/bin/python3.11"
+for p in $PY_PKGS; do
+    d=$CACHE/unpacked/${p%%:*}/usr/lib
+    [ -d "$d" ] && cp -R "$d/." "$GROOT/usr/lib/"
+done
+rm -rf "$GROOT"/usr/lib/python3.11/test "$GROOT"/usr/lib/python3.11/idlelib "$GROOT"/usr/lib/python3.11/lib2to3 \
+    "$GROOT"/usr/lib/python3.11/tkinter "$GROOT"/usr/lib/python3.11/ensurepip "$GROOT"/usr/lib/python3.11/pydoc_data
+cp -R "$ROOT/bindings/python/src" "$ROOT/bindings/python/tests" "$GROOT/pmu/python/"
 # Every shared library the programs need, found in the cross sysroot.
 needed() { aarch64-linux-gnu-readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
-libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so)
+# Of Python's extension modules only _ctypes (libffi), which the binding loads libkpc with:
+# the other modules' libraries (ncurses, sqlite, OpenSSL...) are left out, so importing those
+# modules fails in the guest.
+libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so "$GROOT/usr/bin/python3.11" \
+    "$GROOT"/usr/lib/python3.11/lib-dynload/_ctypes.*.so)
 seen=""
 while [ -n "$libs" ]; do
     next=""

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 import libkpc
+from conftest import cycles_counts_here
 
 HEADER = Path(__file__).resolve().parents[3] / "include" / "kpc" / "errors.h"
 
@@ -28,18 +29,22 @@ def test_unknown_event_names_it(sampler):
 
 
 def test_hardware_event_is_unavailable_or_counts(sampler):
-    try:
-        sampler.access()
-    except libkpc.KpcError as e:  # no PMU (a VM): libkpc says so instead of counting zeros
+    # Which of the two is asked of the kernel (a direct perf_event_open), not of libkpc.
+    if not cycles_counts_here():  # no PMU (a VM): libkpc says so instead of counting zeros
         with pytest.raises(libkpc.KpcError) as info:
             sampler.counters("cycles")
-        assert info.value.status in (libkpc.Status.EUNAVAILABLE, libkpc.Status.EUNSUPPORTED)
-        assert "cycles" in info.value.message and e.message
+        assert info.value.status in (libkpc.Status.EUNAVAILABLE, libkpc.Status.EUNSUPPORTED,
+                                     libkpc.Status.EPERM)
+        assert "cycles" in info.value.message
         return
-    with sampler.counters("cycles") as c:
+    with sampler.counters("cycles", "instructions") as c:
         with c.measure() as m:
             sum(range(100_000))
-        assert m.counts[0] > 100_000
+        cycles, instructions = m.counts
+        assert instructions > 100_000 and cycles > 0, m.counts
+    # For the emulated-PMU guest (tests/pmu/guest/python_hardware.sh), which checks that
+    # this branch ran and that cycles = 2^N x instructions there.
+    print(f"counted: {instructions} instructions, {cycles} cycles")
 
 
 def test_duplicate_and_empty_event_lists_are_invalid(sampler):

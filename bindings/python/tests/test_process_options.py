@@ -6,36 +6,12 @@ import sys
 import pytest
 
 import libkpc
+from conftest import cycles_counts_here
 
 # A short command that only spends CPU time.
 BUSY = ["sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"]
 # A short command that writes 2000 fresh pages (2000 page faults, plus its start-up's).
 TOUCH = [sys.executable, "-c", "b = bytearray(2000 * 4096)\nfor i in range(0, len(b), 4096): b[i] = 1"]
-
-
-def cycles_counts_here():
-    """Whether the kernel counts cycles for this process, asked with perf_event_open itself,
-    not through libkpc: the test below must not decide to skip from the library it tests."""
-    import ctypes
-    import os
-    import platform
-
-    nr = {"x86_64": 298, "aarch64": 241}.get(platform.machine())
-    if nr is None:
-        pytest.skip(f"no perf_event_open number known for {platform.machine()}")
-    # perf_event_attr as the kernel's first version (PERF_ATTR_SIZE_VER0, 64 bytes):
-    # type PERF_TYPE_HARDWARE, config PERF_COUNT_HW_CPU_CYCLES, disabled, exclude_kernel, exclude_hv.
-    attr = (ctypes.c_uint64 * 8)()
-    attr[0] = 0 | (64 << 32)
-    attr[1] = 0
-    attr[5] = 1 | 1 << 5 | 1 << 6
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    fd = libc.syscall(ctypes.c_long(nr), ctypes.byref(attr), 0, -1, -1, ctypes.c_ulong(0))
-    if fd < 0:
-        return False
-    os.close(fd)
-    return True
 
 
 def test_partial_reports_the_event_it_cannot_count(sampler):

@@ -27,6 +27,13 @@ fn hardware_events_count_or_say_why_not() {
                 after
             );
             assert!(after[1] > before[1], "cycles {:?} -> {:?}", before, after);
+            // For the emulated-PMU guest (tests/pmu/guest/rust_hardware.sh), which checks
+            // that this branch ran and that cycles = 2^N x instructions there.
+            println!(
+                "counted: {} instructions, {} cycles",
+                after[0] - before[0],
+                after[1] - before[1]
+            );
         }
         Err(e) => {
             // Where the kernel counts instructions for this thread, libkpc must too: its
