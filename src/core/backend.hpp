@@ -182,6 +182,10 @@ public:
     // `e` carries ":u"/":k" modifiers (Event::modified): make it count what they ask, or
     // throw (KP_EUNSUPPORTED) saying why this backend cannot. The default cannot.
     virtual void apply_modifiers(Event &e) const;
+    // After a set was opened: whether `e` is counted as another event (kperf: a generic
+    // event whose first candidate the kernel refused counts on the next), which is then
+    // written to `out`, so that handles report what they count. The default: never.
+    virtual bool counted_instead(const Event & /*e*/, Event & /*out*/) { return false; }
 
     // Why this backend serves the sampler: kp_sampler_backend_reason. Set once, by
     // make_backend, before the session is shared.

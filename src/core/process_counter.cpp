@@ -76,6 +76,7 @@ void ProcessCounter::check_can_count() {
 }
 
 void ProcessCounter::finish_setup() {
+    events_ = session_->counted(std::move(events_));
     for (size_t i = 0; i < events_.size(); ++i) {
         if (!counters_)
             scopes_.push_back(KP_PROCESS_SCOPE_TREE);  // partial with nothing countable

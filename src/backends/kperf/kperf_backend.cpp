@@ -79,13 +79,46 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
     chip_ = identify_chip(view_.name, view_.api_name, view_.marketing_name, view_.architecture);
     cpu_ = CpuInfo{chip_.db_name, chip_.name, chip_.pmu};
 
+    kernel_config_before_ = configurable_counter_count(api);
+    {
+        std::lock_guard<std::mutex> lock(access_mu_);
+        access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
+        forced_ = access_status_ == KP_OK;
+        if (forced_) note_forced_count();
+    }
+    // The destructor does not run if the constructor throws: give the counters back here.
+    try {
+        read_counter_counts();
+    } catch (...) {
+        if (forced_) {
+            try {
+                kernel_->release_force(api);
+            } catch (...) {
+                // The counts' failure is the one to report.
+            }
+        }
+        throw;
+    }
+}
+
+void KperfBackend::read_counter_counts() {
+    // Read after forcing: until then the kernel keeps the Power Manager's counters (5-7)
+    // out of the configurable class, and kperfdata may count the same way (an M4: 5, then
+    // 8). Where the two disagree, the kernel's count is the one kpc_set_config obeys. A
+    // sampler that could not force (not root) cannot count either; it lists events by the
+    // larger count, the nearer to what forcing would give.
+    const kp_kperf_api_t &api = frameworks_.api();
     size_t fixed = 0, config = 0;
-    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_FIXED_MASK, &fixed))
+    if (int rc = api.kpep_db_counters_count(db_.get(), KP_KPC_CLASS_FIXED_MASK, &fixed))
         throw_kpep("kpep_db_counters_count", rc);
-    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_CONFIGURABLE_MASK, &config))
+    if (int rc = api.kpep_db_counters_count(db_.get(), KP_KPC_CLASS_CONFIGURABLE_MASK, &config))
         throw_kpep("kpep_db_counters_count", rc);
+    if (forced_ && kernel_config_after_ != 0)  // 0: the kernel did not say
+        config = kernel_config_after_;
+    else if (!forced_)
+        config = std::max<size_t>(config, kernel_config_before_);
     if (fixed + config > KP_KPC_MAX_COUNTERS)
-        fail(KP_ELAYOUT, "kperfdata reports " + std::to_string(fixed) + " fixed and " +
+        fail(KP_ELAYOUT, "kperfdata and kpc report " + std::to_string(fixed) + " fixed and " +
                              std::to_string(config) + " configurable counters; at most 32 exist");
     fixed_count_ = static_cast<uint32_t>(fixed);
     config_count_ = static_cast<uint32_t>(config);
@@ -97,13 +130,6 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
             break;
         }
     }
-
-    kernel_config_before_ = configurable_counter_count(api);
-    // Last, so that nothing after it can fail: from here the destructor restores it.
-    std::lock_guard<std::mutex> lock(access_mu_);
-    access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
-    forced_ = access_status_ == KP_OK;
-    if (forced_) note_forced_count();
 }
 
 void KperfBackend::note_forced_count() const {
@@ -369,6 +395,21 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
              " (kpc_set_config: EPERM): it is not on the kernel's secure allow-list of "
              "countable events for this chip. Leave it out or pick another event (kpc list)",
          EPERM);
+}
+
+bool KperfBackend::counted_instead(const Event &e, Event &out) {
+    std::lock_guard<std::mutex> lock(kpep_mu_);
+    if (!e.available || !e.generic || !refused_.count(static_cast<const kp_kpep_event_t *>(e.native)))
+        return false;
+    // What program() chose: refusals only grow, and the candidate was just accepted.
+    const EventFields f = fields_of(program_event(e).event);
+    out = native_event(f);
+    out.name = e.name;
+    out.generic = true;
+    out.description = e.description + " (counted on " + f.name + ": the kernel refuses " +
+                      e.native_name + ")";
+    out.lookup_key = e.name + " counted on " + f.name;  // not the listed entry's name
+    return true;
 }
 
 KpcProgram KperfBackend::program(const std::vector<const Event *> &events) {

@@ -43,6 +43,8 @@ public:
     // fixed counter, on the event's configurable candidate; ":uk" on a fixed counter.
     // Everything else is refused with why (apple-kperf.md 2.6, 7.4).
     void apply_modifiers(Event &e) const override;
+    // A generic event whose first candidate the kernel refused: the candidate it counts on.
+    bool counted_instead(const Event &e, Event &out) override;
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
     std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
                                                   int pid) override;
@@ -63,6 +65,9 @@ private:
         void operator()(kp_kpep_db_t *db) const { api->kpep_db_free(db); }
     };
 
+    // The fixed and configurable counter counts, once the counters are forced (or could
+    // not be); the constructor's last step.
+    void read_counter_counts();
     Event native_event(const EventFields &f) const;
     EventFields fields_of(const kp_kpep_event_t *ev) const;  // by_ptr_'s copy, or read now
     bool is_fixed(const EventFields &f) const;
