@@ -136,7 +136,7 @@ void KperfBackend::note_forced_count() const {
     kernel_config_after_ = configurable_counter_count(frameworks_.api());
 }
 
-kp_kperf_info_t KperfBackend::info() const {
+kp_kperf_info_t KperfBackend::kperf_info() const {
     kp_kperf_info_t out{};
     out.db_name = view_.name.c_str();
     out.db_api_name = view_.api_name.c_str();
@@ -465,17 +465,15 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_process(const std::vector<co
 std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
     const std::vector<const Event *> &events, int pid) {
     // The fixed counters' events are what the kernel also keeps per process.
-    std::vector<const recount::EventSpec *> specs;
+    std::vector<apple::Quantity> totals;
     std::vector<size_t> own, system;
     std::vector<const Event *> system_events;
     for (size_t i = 0; i < events.size(); ++i) {
         const Event &e = *events[i];
-        const char *total = !e.available || e.kind != KP_EVENT_FIXED ? nullptr
-                            : e.native_name == "FIXED_CYCLES"       ? "cycles"
-                            : e.native_name == "FIXED_INSTRUCTIONS" ? "instructions"
-                                                                    : nullptr;
-        if (total) {
-            specs.push_back(recount::find_recount_event(total));
+        const bool fixed = e.available && e.kind == KP_EVENT_FIXED;
+        if (fixed && (e.native_name == "FIXED_CYCLES" || e.native_name == "FIXED_INSTRUCTIONS")) {
+            totals.push_back(e.native_name == "FIXED_CYCLES" ? apple::Quantity::cycles
+                                                             : apple::Quantity::instructions);
             own.push_back(i);
         } else {
             system.push_back(i);
@@ -483,9 +481,9 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
         }
     }
     if (own.empty()) return nullptr;
-    std::unique_ptr<recount::LibSystem> lib;
+    std::unique_ptr<apple::LibSystem> lib;
     try {
-        lib = std::make_unique<recount::LibSystem>(libsystem_path_);
+        lib = std::make_unique<apple::LibSystem>(libsystem_path_);
     } catch (const Error &) {
         return nullptr;  // no libSystem here (Linux without KPC_LIBSYSTEM_PATH): system-wide
     }
@@ -499,7 +497,7 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
     if (!system_events.empty())
         system_wide = std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
                                                        program(system_events));
-    auto rusage = recount::RusageProcessCounters::totals(*lib, specs, pid);
+    auto rusage = apple::RusageProcessCounters::totals(*lib, totals, pid);
     return std::make_unique<SplitProcessCounters>(std::move(lib), std::move(rusage), std::move(own),
                                                   std::move(system_wide), std::move(system));
 }

@@ -55,9 +55,9 @@ public:
                                                        const std::vector<int> &groups) override;
     void release() override;
 
-    const kp_kperf_api_t &api() const { return frameworks_.api(); }
-    // kp_sampler_kperf_info: what the frameworks and the kernel reported at creation.
-    kp_kperf_info_t info() const;
+    const kp_kperf_api_t *kperf_api() const override { return &frameworks_.api(); }
+    // What the frameworks and the kernel reported at creation.
+    kp_kperf_info_t kperf_info() const override;
 
 private:
     struct DbDeleter {
