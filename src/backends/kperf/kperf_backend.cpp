@@ -79,47 +79,28 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
     chip_ = identify_chip(view_.name, view_.api_name, view_.marketing_name, view_.architecture);
     cpu_ = CpuInfo{chip_.db_name, chip_.name, chip_.pmu};
 
-    kernel_config_before_ = configurable_counter_count(api);
-    {
-        std::lock_guard<std::mutex> lock(access_mu_);
-        access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
-        forced_ = access_status_ == KP_OK;
-        if (forced_) note_forced_count();
-    }
-    // The destructor does not run if the constructor throws: give the counters back here.
-    try {
-        read_counter_counts();
-    } catch (...) {
-        if (forced_) {
-            try {
-                kernel_->release_force(api);
-            } catch (...) {
-                // The counts' failure is the one to report.
-            }
-        }
-        throw;
-    }
-}
-
-void KperfBackend::read_counter_counts() {
-    // Read after forcing: until then the kernel keeps the Power Manager's counters (5-7)
-    // out of the configurable class, and kperfdata may count the same way (an M4: 5, then
-    // 8). Where the two disagree, the kernel's count is the one kpc_set_config obeys. A
-    // sampler that could not force (not root) cannot count either; it lists events by the
-    // larger count, the nearer to what forcing would give.
-    const kp_kperf_api_t &api = frameworks_.api();
     size_t fixed = 0, config = 0;
-    if (int rc = api.kpep_db_counters_count(db_.get(), KP_KPC_CLASS_FIXED_MASK, &fixed))
+    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_FIXED_MASK, &fixed))
         throw_kpep("kpep_db_counters_count", rc);
-    if (int rc = api.kpep_db_counters_count(db_.get(), KP_KPC_CLASS_CONFIGURABLE_MASK, &config))
+    if (int rc = api.kpep_db_counters_count(db, KP_KPC_CLASS_CONFIGURABLE_MASK, &config))
         throw_kpep("kpep_db_counters_count", rc);
-    if (forced_ && kernel_config_after_ != 0)  // 0: the kernel did not say
-        config = kernel_config_after_;
-    else if (!forced_)
-        config = std::max<size_t>(config, kernel_config_before_);
     if (fixed + config > KP_KPC_MAX_COUNTERS)
-        fail(KP_ELAYOUT, "kperfdata and kpc report " + std::to_string(fixed) + " fixed and " +
+        fail(KP_ELAYOUT, "kperfdata reports " + std::to_string(fixed) + " fixed and " +
                              std::to_string(config) + " configurable counters; at most 32 exist");
+
+    kernel_config_before_ = configurable_counter_count(api);
+    // From here nothing fails: the destructor gives the counters back.
+    std::lock_guard<std::mutex> lock(access_mu_);
+    access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
+    forced_ = access_status_ == KP_OK;
+    if (forced_) note_forced_count();
+    // Until the counters are forced the kernel keeps the Power Manager's (5-7) out of the
+    // configurable class, and kperfdata may count as it does (an M4: 5, then 8). The
+    // kernel's count after forcing is what kpc_set_config obeys. Unforced (no root:
+    // nothing counts anyway), the larger count is the nearer to what forcing would give.
+    const size_t kernel = forced_ ? kernel_config_after_
+                                  : std::max<size_t>(config, kernel_config_before_);
+    if (kernel != 0 && fixed + kernel <= KP_KPC_MAX_COUNTERS) config = kernel;  // 0: unknown
     fixed_count_ = static_cast<uint32_t>(fixed);
     config_count_ = static_cast<uint32_t>(config);
     fixed_bits_ = fixed ? ((1u << fixed) - 1u) : 0u;

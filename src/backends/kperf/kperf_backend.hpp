@@ -65,9 +65,6 @@ private:
         void operator()(kp_kpep_db_t *db) const { api->kpep_db_free(db); }
     };
 
-    // The fixed and configurable counter counts, once the counters are forced (or could
-    // not be); the constructor's last step.
-    void read_counter_counts();
     Event native_event(const EventFields &f) const;
     EventFields fields_of(const kp_kpep_event_t *ev) const;  // by_ptr_'s copy, or read now
     bool is_fixed(const EventFields &f) const;
