@@ -1,4 +1,4 @@
-// kp_sampler_kperf_api() and kp_sampler_kperf_info(): the C entry points of include/kpc/kperf_raw.h.
+// kp_sampler_kperf_api(), kp_sampler_kperf_info(): the C entry points of include/kpc/kperf_raw.h.
 #include "kpc/kperf_raw.h"
 
 #include <string>

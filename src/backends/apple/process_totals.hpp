@@ -1,6 +1,7 @@
-// A process's own totals (recount backend; kperf's kpc stat), from proc_pid_rusage: every thread the
-// process ran, dead ones included; not the processes it started. The kernel answers for a
-// running process (live totals) and for a zombie until it is reaped (its exit snapshot).
+// A process's own totals (the recount backend, and kperf's kpc stat), from proc_pid_rusage:
+// every thread the process ran, dead ones included; not the processes it started. The
+// kernel answers for a running process (live totals) and for a zombie until it is reaped
+// (its exit snapshot).
 //  - spawned (kp_process_spawn, kpc stat): counted from the process's creation, so the
 //    baseline is 0; child_exited() takes the exit snapshot between waitid(WNOWAIT) and
 //    the reap, and later reads return it.

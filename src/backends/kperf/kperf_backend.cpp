@@ -380,8 +380,8 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
 
 bool KperfBackend::counted_instead(const Event &e, Event &out) {
     std::lock_guard<std::mutex> lock(kpep_mu_);
-    if (!e.available || !e.generic || !refused_.count(static_cast<const kp_kpep_event_t *>(e.native)))
-        return false;
+    const auto *native = static_cast<const kp_kpep_event_t *>(e.native);
+    if (!e.available || !e.generic || !refused_.count(native)) return false;
     // What program() chose: refusals only grow, and the candidate was just accepted.
     const EventFields f = fields_of(program_event(e).event);
     out = native_event(f);

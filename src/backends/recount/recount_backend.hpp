@@ -48,8 +48,8 @@ private:
     std::string unavailable_reason(const EventSpec &e) const;
     Event make_event(const EventSpec &e, const char *generic_description) const;
     // The process's totals (proc_pid_rusage) for `events`; per-event failures in the fields.
-    std::unique_ptr<apple::RusageProcessCounters> open_rusage(const std::vector<const Event *> &events,
-                                                       int pid);
+    std::unique_ptr<apple::RusageProcessCounters> open_rusage(
+        const std::vector<const Event *> &events, int pid);
 
     std::unique_ptr<apple::LibSystem> lib_;
     apple::MacosVersion version_;
