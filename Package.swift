@@ -9,18 +9,19 @@
 //
 // Kept in sync with src/CMakeLists.txt and src/backends/*/sources.cmake (CTest
 // ci.swift_package_sources fails when the compiled files differ):
-//   - the directories compiled: src/core, src/capi, src/backends/kperf, src/backends/recount,
-//     and on Linux only src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake
-//     lists each file);
+//   - the directories compiled: src/core, src/capi, src/backends/apple, src/backends/kperf,
+//     src/backends/recount, and on Linux only src/backends/perf_event (SwiftPM compiles
+//     every .cpp in them; CMake lists each file);
 //   - the defines: KPC_HAVE_PERF_EVENT on Linux (never KPC_HAVE_LIBPFM: libpfm4 stays off);
 //   - the include directories src/ and include/, C++17, and dl/pthread on Linux.
 import PackageDescription
 
 #if os(Linux)
-let backendDirectories = ["src/backends/kperf", "src/backends/recount", "src/backends/perf_event"]
+let backendDirectories = ["src/backends/apple", "src/backends/kperf", "src/backends/recount",
+                          "src/backends/perf_event"]
 #else
 // perf_event_open exists only on Linux.
-let backendDirectories = ["src/backends/kperf", "src/backends/recount"]
+let backendDirectories = ["src/backends/apple", "src/backends/kperf", "src/backends/recount"]
 #endif
 
 let package = Package(
@@ -38,6 +39,7 @@ let package = Package(
             name: "CKpc",
             path: ".",
             exclude: [
+                "src/backends/apple/sources.cmake",
                 "src/backends/kperf/sources.cmake",
                 "src/backends/recount/sources.cmake",
                 "src/backends/perf_event/sources.cmake",

@@ -58,6 +58,7 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
 // makes the whole event uncounted: a mean over some runs would mislead.
 void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
     if (o.source.empty()) o.source = c.source;
+    if (!c.native_name.empty()) o.native_name = c.native_name;
     if (o.status != EventStatus::counted) return;
     if (!c.counted) {
         // Raw and libpfm4 events are listed as available until tried; the backend's status

@@ -106,6 +106,7 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
         c.running_ns = running[i];
         c.complete = complete[i] != 0;
         c.source = scope_source(kp_process_event_scope(p, i));
+        c.native_name = kp_event_native_name(kp_process_event_at(p, i));
     }
     return counts;
 }

@@ -23,6 +23,7 @@ struct ProcessEventCount {
     std::string error;
     std::string source;  // "process", "system" or "proc_pid_rusage" (kp_process_event_scope)
     bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
+    std::string native_name;  // what the handle counts (kperf: maybe not the listed candidate)
 };
 
 struct CommandExit {

@@ -12,6 +12,7 @@
 
 #include "core/event.hpp"
 #include "kpc/errors.h"
+#include "kpc/kperf_raw.h"
 #include "kpc/process.h"
 #include "kpc/sampler.h"
 
@@ -168,6 +169,14 @@ public:
     // `e` carries ":u"/":k" modifiers (Event::modified): make it count what they ask, or
     // throw (KP_EUNSUPPORTED) saying why this backend cannot. The default cannot.
     virtual void apply_modifiers(Event &e) const;
+    // After a set was opened: whether `e` is counted as another event (kperf: a generic
+    // event whose first candidate the kernel refused counts on the next), which is then
+    // written to `out`, so that handles report what they count. The default: never.
+    virtual bool counted_instead(const Event & /*e*/, Event & /*out*/) { return false; }
+    // kp_sampler_kperf_api / kp_sampler_kperf_info: the kperf backend's framework table and
+    // what it found at creation. Null on every other backend.
+    virtual const kp_kperf_api_t *kperf_api() const { return nullptr; }
+    virtual kp_kperf_info_t kperf_info() const { return {}; }
 
     // Why this backend serves the sampler: kp_sampler_backend_reason. Set once, by
     // make_backend, before the session is shared.

@@ -25,6 +25,7 @@ CountingThread::CountingThread(std::shared_ptr<Session> session, std::vector<con
     if (session_->released())
         fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
     counters_ = session_->backend().open(events_);
+    events_ = session_->counted(std::move(events_));
     reserve_error_message();  // the owner's sample statuses then record without allocating
 }
 

@@ -68,7 +68,13 @@ void ProcessCounter::open(const ProcessTarget &target) {
 }
 
 void ProcessCounter::finish_setup() {
-    for (EventRecord &r : events_) {
+    // Each event as the backend counts it (a refused candidate replaced by the next).
+    std::vector<const Event *> counted;
+    for (const EventRecord &r : events_) counted.push_back(r.event);
+    counted = session_->counted(std::move(counted));
+    for (size_t i = 0; i < events_.size(); ++i) {
+        EventRecord &r = events_[i];
+        r.event = counted[i];
         if (!counters_)
             r.scope = KP_PROCESS_SCOPE_TREE;  // partial with nothing countable
         else if (r.attached < 0)

@@ -58,6 +58,14 @@ const Event *Session::resolve(std::string_view name) {
     fail(KP_EUNKNOWN_EVENT, msg);
 }
 
+std::vector<const Event *> Session::counted(std::vector<const Event *> events) {
+    for (const Event *&e : events) {
+        Event instead;
+        if (backend_->counted_instead(*e, instead)) e = events_.add_looked_up(std::move(instead));
+    }
+    return events;
+}
+
 std::vector<const Event *> Session::resolve_set(const std::vector<std::string_view> &names) {
     std::vector<const Event *> events;
     events.reserve(names.size());

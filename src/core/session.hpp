@@ -41,6 +41,9 @@ public:
     // by one name or by two (generic and native, alias, raw spellings). Names the backend
     // cannot count are left for it to refuse: duplicates are reported first.
     std::vector<const Event *> resolve_set(const std::vector<std::string_view> &names);
+    // `events` once the backend has opened them: each as it is counted
+    // (Backend::counted_instead), kept in the database so that the pointers stay valid.
+    std::vector<const Event *> counted(std::vector<const Event *> events);
 
     bool released() const noexcept { return released_.load(std::memory_order_acquire); }
     void release();

@@ -102,7 +102,7 @@ check(r["environment"]["access"] == {"allowed": True, "status": "KP_OK", "reason
 # (the variants tests/kperf/CMakeLists.txt runs the backend tests under).
 VARIANTS = {"DB_NAME_API": "short", "ALLOW_LIST": "db", "LAZY_BUFFER": "first-read",
             "STRICT_FIRST_READ": 1, "APPLY_CONFIG": "immediate", "READ_KERNEL_INSTRUCTIONS": 0,
-            "KPC_MAP": "absolute"}
+            "KPC_MAP": "absolute", "COUNT_BEFORE_FORCE": "same", "KPEP_COUNTS": "plist"}
 for knob, value in VARIANTS.items():
     told_fake(*kpc_check(**{knob: value}), **{knob: value})
 

@@ -86,6 +86,10 @@ const char *kpsim_get_chip(void);
  * kpc_get_thread_counters() fails with EINVAL. With strict mode on, the enabling thread's
  * first read fails too. Env: KPSIM_STRICT_FIRST_READ=1 (default 0). */
 void kpsim_set_strict_first_read(int on);
+/* What kpc_get_counter_count(classes) would return now, without its access checks,
+ * faults or call count: how libkperfdata_sim's kpep_db_counters_count asks the kernel.
+ * Env: KPSIM_COUNT_BEFORE_FORCE=smaller|same (README "Variants"). */
+uint32_t kpsim_counter_count(uint32_t classes);
 /* CPUs kpc_get_cpu_counters(true, ...) reports (sysconf(_SC_NPROCESSORS_ONLN)). */
 uint32_t kpsim_ncpu(void);
 

@@ -93,7 +93,8 @@ void clear_env() {
                           "KPSIM_FAIL", "KPSIM_DB", "KPSIM_STRICT_FIRST_READ", "KPSIM_DATA_FAIL",
                           "KPSIM_LAZY_BUFFER", "KPSIM_ALLOW_LIST", "KPSIM_APPLY_CONFIG",
                           "KPSIM_READ_KERNEL_INSTRUCTIONS", "KPSIM_ZERO", "KPSIM_DB_NAME_API",
-                          "KPSIM_KPC_MAP", "KPSIM_KPEP_FLAGS"}) {
+                          "KPSIM_KPC_MAP", "KPSIM_KPEP_FLAGS", "KPSIM_COUNT_BEFORE_FORCE",
+                          "KPSIM_KPEP_COUNTS"}) {
         unsetenv(v);
     }
 }
@@ -446,7 +447,7 @@ TEST_F(Sim, DatabaseNamesAndLookups) {
     EXPECT_EQ(kpep_db_counters_count(m1, 1, &cnt), 0);
     EXPECT_EQ(cnt, 2u);
     EXPECT_EQ(kpep_db_counters_count(m1, 2, &cnt), 0);
-    EXPECT_EQ(cnt, 8u);
+    EXPECT_EQ(cnt, 5u);  // strictly as the kernel reports: nobody forced the counters
     const char *alias = reinterpret_cast<const char *>(1);
     ASSERT_EQ(kpep_event_alias(event(m1, "INST_ALL"), &alias), 0);
     EXPECT_EQ(alias, nullptr);
@@ -675,6 +676,43 @@ TEST_F(Sim, ForceAllOwnership) {
     EXPECT_EQ(v, 1);
     EXPECT_EQ(state().force_owner, 2);
     EXPECT_EQ(kpc_get_counter_count(CFG), 8u);  // forced system-wide
+}
+
+// The two count variants: kpc's public counts ignore forcing (KPSIM_COUNT_BEFORE_FORCE=same),
+// and kpep's database answers from its plist, not as the kernel does (KPSIM_KPEP_COUNTS=plist).
+TEST_F(Sim, CountVariants) {
+    kpep_db *db = nullptr;
+    ASSERT_EQ(kpep_db_create(nullptr, &db), 0);
+    size_t cnt = 0;
+    auto kpep_count = [&] {
+        EXPECT_EQ(kpep_db_counters_count(db, CFG, &cnt), 0);
+        return cnt;
+    };
+    // Strict: both answer 5 until the counters are forced, then 8.
+    EXPECT_EQ(kpep_count(), 5u);
+    ASSERT_EQ(kpc_force_all_ctrs_set(1), 0);
+    EXPECT_EQ(kpep_count(), 8u);
+    ASSERT_EQ(kpc_force_all_ctrs_set(0), 0);
+
+    setenv("KPSIM_KPEP_COUNTS", "plist", 1);
+    kpsim_data_reset();
+    EXPECT_EQ(kpc_get_counter_count(CFG), 5u);
+    EXPECT_EQ(kpep_count(), 8u);
+
+    setenv("KPSIM_COUNT_BEFORE_FORCE", "same", 1);
+    unsetenv("KPSIM_KPEP_COUNTS");
+    kpsim_reset();
+    kpsim_data_reset();
+    EXPECT_EQ(kpc_get_counter_count(CFG), 8u);
+    EXPECT_EQ(kpc_get_config_count(CFG), 8u);
+    EXPECT_EQ(kpc_get_counter_count(FIX | CFG), 10u);
+    EXPECT_EQ(kpep_count(), 8u);
+    // Only the reports change: unforced words still land on the counters the PM leaves.
+    kpc_config_t words[8] = {1, 2, 4, 5, 0, 0, 0, 0};
+    EXPECT_EQ(kpc_set_config(CFG, words), 0);
+    EXPECT_EQ(state().config[3], 0u);  // counter #5 stays the Power Manager's
+    EXPECT_EQ(state().config[6], 5u);  // word 3 -> counter #8
+    kpep_db_free(db);
 }
 
 TEST_F(Sim, ConfigClassRules) {

@@ -3,12 +3,14 @@
 // auto rule (choose_apple_backend).
 #include <gtest/gtest.h>
 
-#include "backends/recount/macos_version.hpp"
+#include "backends/apple/libsystem_abi.hpp"
+#include "backends/apple/macos_version.hpp"
 #include "backends/recount/recount_abi.hpp"
 #include "backends/recount/recount_events.hpp"
 #include "core/backend.hpp"
 
 namespace rc = kpc::recount;
+namespace apple = kpc::apple;
 
 namespace {
 
@@ -30,30 +32,30 @@ std::vector<int> words(const rc::Slots &s) {
 }  // namespace
 
 TEST(RecountVersion, ParsesProductVersions) {
-    EXPECT_EQ(rc::parse_product_version("15.5").text(), "15.5");
-    EXPECT_EQ(rc::parse_product_version("14.2.1").text(), "14.2");
-    EXPECT_EQ(rc::parse_product_version("26").text(), "26.0");
-    EXPECT_FALSE(rc::parse_product_version("").known());
-    EXPECT_FALSE(rc::parse_product_version("x15.5").known());
-    EXPECT_FALSE(rc::parse_product_version("15.x").known());
+    EXPECT_EQ(apple::parse_product_version("15.5").text(), "15.5");
+    EXPECT_EQ(apple::parse_product_version("14.2.1").text(), "14.2");
+    EXPECT_EQ(apple::parse_product_version("26").text(), "26.0");
+    EXPECT_FALSE(apple::parse_product_version("").known());
+    EXPECT_FALSE(apple::parse_product_version("x15.5").known());
+    EXPECT_FALSE(apple::parse_product_version("15.x").known());
 }
 
 TEST(RecountVersion, MapsDarwinReleasesToMacos) {
-    EXPECT_EQ(rc::from_darwin_release("24.5.0").text(), "15.5");
-    EXPECT_EQ(rc::from_darwin_release("23.2.0").text(), "14.2");
-    EXPECT_EQ(rc::from_darwin_release("23.1.0").text(), "14.1");
-    EXPECT_EQ(rc::from_darwin_release("22.1.0").text(), "13.0");  // Darwin 22.1 is macOS 13.0
-    EXPECT_EQ(rc::from_darwin_release("21.4.0").text(), "12.3");
-    EXPECT_FALSE(rc::from_darwin_release("19.6.0").known());
+    EXPECT_EQ(apple::from_darwin_release("24.5.0").text(), "15.5");
+    EXPECT_EQ(apple::from_darwin_release("23.2.0").text(), "14.2");
+    EXPECT_EQ(apple::from_darwin_release("23.1.0").text(), "14.1");
+    EXPECT_EQ(apple::from_darwin_release("22.1.0").text(), "13.0");  // Darwin 22.1 is macOS 13.0
+    EXPECT_EQ(apple::from_darwin_release("21.4.0").text(), "12.3");
+    EXPECT_FALSE(apple::from_darwin_release("19.6.0").known());
 }
 
 TEST(RecountVersion, KindsAndOrderByVersion) {
-    EXPECT_FALSE(rc::has_recount_kinds(rc::parse_product_version("12.7")));
-    EXPECT_TRUE(rc::has_recount_kinds(rc::parse_product_version("13.0")));
-    EXPECT_TRUE(rc::efficiency_entry_first(rc::parse_product_version("13.0")));
-    EXPECT_TRUE(rc::efficiency_entry_first(rc::parse_product_version("14.1")));
-    EXPECT_FALSE(rc::efficiency_entry_first(rc::parse_product_version("14.2")));
-    EXPECT_FALSE(rc::efficiency_entry_first(rc::parse_product_version("15.5")));
+    EXPECT_FALSE(apple::has_recount_kinds(apple::parse_product_version("12.7")));
+    EXPECT_TRUE(apple::has_recount_kinds(apple::parse_product_version("13.0")));
+    EXPECT_TRUE(apple::efficiency_entry_first(apple::parse_product_version("13.0")));
+    EXPECT_TRUE(apple::efficiency_entry_first(apple::parse_product_version("14.1")));
+    EXPECT_FALSE(apple::efficiency_entry_first(apple::parse_product_version("14.2")));
+    EXPECT_FALSE(apple::efficiency_entry_first(apple::parse_product_version("15.5")));
 }
 
 TEST(RecountSlots, KindIsTheSmallestThatHoldsTheEvents) {
@@ -108,11 +110,11 @@ TEST(RecountSlots, OneLevelPutsEverythingOnP) {
 }
 
 TEST(RecountTicks, ConvertWithoutOverflow) {
-    EXPECT_EQ(rc::ticks_to_ns(3, {125, 3}), 125u);
-    EXPECT_EQ(rc::ticks_to_ns(24000000, {125, 3}), 1000000000u);
-    EXPECT_EQ(rc::ticks_to_ns(7, {1, 1}), 7u);
+    EXPECT_EQ(apple::ticks_to_ns(3, {125, 3}), 125u);
+    EXPECT_EQ(apple::ticks_to_ns(24000000, {125, 3}), 1000000000u);
+    EXPECT_EQ(apple::ticks_to_ns(7, {1, 1}), 7u);
     const uint64_t big = UINT64_MAX / 100;  // ticks * 125 would overflow
-    EXPECT_EQ(rc::ticks_to_ns(big, {125, 3}), big / 3 * 125 + big % 3 * 125 / 3);
+    EXPECT_EQ(apple::ticks_to_ns(big, {125, 3}), big / 3 * 125 + big % 3 * 125 / 3);
 }
 
 TEST(AutoChoice, RootPicksKperf) {

@@ -87,6 +87,20 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
     if (fixed + config > KP_KPC_MAX_COUNTERS)
         fail(KP_ELAYOUT, "kperfdata reports " + std::to_string(fixed) + " fixed and " +
                              std::to_string(config) + " configurable counters; at most 32 exist");
+
+    kernel_config_before_ = configurable_counter_count(api);
+    // From here nothing fails: the destructor gives the counters back.
+    std::lock_guard<std::mutex> lock(access_mu_);
+    access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
+    forced_ = access_status_ == KP_OK;
+    if (forced_) note_forced_count();
+    // Until the counters are forced the kernel keeps the Power Manager's (5-7) out of the
+    // configurable class, and kperfdata may count as it does (an M4: 5, then 8). The
+    // kernel's count after forcing is what kpc_set_config obeys. Unforced (no root:
+    // nothing counts anyway), the larger count is the nearer to what forcing would give.
+    const size_t kernel = forced_ ? kernel_config_after_
+                                  : std::max<size_t>(config, kernel_config_before_);
+    if (kernel != 0 && fixed + kernel <= KP_KPC_MAX_COUNTERS) config = kernel;  // 0: unknown
     fixed_count_ = static_cast<uint32_t>(fixed);
     config_count_ = static_cast<uint32_t>(config);
     fixed_bits_ = fixed ? ((1u << fixed) - 1u) : 0u;
@@ -97,20 +111,13 @@ KperfBackend::KperfBackend(const std::string &kperf_path, const std::string &kpe
             break;
         }
     }
-
-    kernel_config_before_ = configurable_counter_count(api);
-    // Last, so that nothing after it can fail: from here the destructor restores it.
-    std::lock_guard<std::mutex> lock(access_mu_);
-    access_status_ = kernel_->acquire_force(api, &access_message_, &access_os_code_);
-    forced_ = access_status_ == KP_OK;
-    if (forced_) note_forced_count();
 }
 
 void KperfBackend::note_forced_count() const {
     kernel_config_after_ = configurable_counter_count(frameworks_.api());
 }
 
-kp_kperf_info_t KperfBackend::info() const {
+kp_kperf_info_t KperfBackend::kperf_info() const {
     kp_kperf_info_t out{};
     out.db_name = view_.name.c_str();
     out.db_api_name = view_.api_name.c_str();
@@ -371,6 +378,21 @@ ProgramEvent KperfBackend::program_event(const Event &e) const {
          EPERM);
 }
 
+bool KperfBackend::counted_instead(const Event &e, Event &out) {
+    std::lock_guard<std::mutex> lock(kpep_mu_);
+    const auto *native = static_cast<const kp_kpep_event_t *>(e.native);
+    if (!e.available || !e.generic || !refused_.count(native)) return false;
+    // What program() chose: refusals only grow, and the candidate was just accepted.
+    const EventFields f = fields_of(program_event(e).event);
+    out = native_event(f);
+    out.name = e.name;
+    out.generic = true;
+    out.description = e.description + " (counted on " + f.name + ": the kernel refuses " +
+                      e.native_name + ")";
+    out.lookup_key = e.name + " counted on " + f.name;  // not the listed entry's name
+    return true;
+}
+
 KpcProgram KperfBackend::program(const std::vector<const Event *> &events) {
     check_access();
     const kp_kperf_api_t &api = frameworks_.api();
@@ -425,17 +447,15 @@ std::unique_ptr<ProcessCounters> KperfBackend::count_process(const ProcessTarget
 std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
     const std::vector<const Event *> &events, int pid) {
     // The fixed counters' events are what the kernel also keeps per process.
-    std::vector<const recount::EventSpec *> specs;
+    std::vector<apple::Quantity> totals;
     std::vector<size_t> own, system;
     std::vector<const Event *> system_events;
     for (size_t i = 0; i < events.size(); ++i) {
         const Event &e = *events[i];
-        const char *total = !e.available || e.kind != KP_EVENT_FIXED ? nullptr
-                            : e.native_name == "FIXED_CYCLES"       ? "cycles"
-                            : e.native_name == "FIXED_INSTRUCTIONS" ? "instructions"
-                                                                    : nullptr;
-        if (total) {
-            specs.push_back(recount::find_recount_event(total));
+        const bool fixed = e.available && e.kind == KP_EVENT_FIXED;
+        if (fixed && (e.native_name == "FIXED_CYCLES" || e.native_name == "FIXED_INSTRUCTIONS")) {
+            totals.push_back(e.native_name == "FIXED_CYCLES" ? apple::Quantity::cycles
+                                                             : apple::Quantity::instructions);
             own.push_back(i);
         } else {
             system.push_back(i);
@@ -443,9 +463,9 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
         }
     }
     if (own.empty()) return nullptr;
-    std::unique_ptr<recount::LibSystem> lib;
+    std::unique_ptr<apple::LibSystem> lib;
     try {
-        lib = std::make_unique<recount::LibSystem>(libsystem_path_);
+        lib = std::make_unique<apple::LibSystem>(libsystem_path_);
     } catch (const Error &) {
         return nullptr;  // no libSystem here (Linux without KPC_LIBSYSTEM_PATH): system-wide
     }
@@ -459,7 +479,7 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
     if (!system_events.empty())
         system_wide = std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
                                                        program(system_events));
-    auto rusage = recount::RusageProcessCounters::totals(*lib, specs, pid);
+    auto rusage = apple::RusageProcessCounters::totals(*lib, totals, pid);
     return std::make_unique<SplitProcessCounters>(std::move(lib), std::move(rusage), std::move(own),
                                                   std::move(system_wide), std::move(system));
 }

@@ -43,6 +43,8 @@ public:
     // fixed counter, on the event's configurable candidate; ":uk" on a fixed counter.
     // Everything else is refused with why (apple-kperf.md 2.6, 7.4).
     void apply_modifiers(Event &e) const override;
+    // A generic event whose first candidate the kernel refused: the candidate it counts on.
+    bool counted_instead(const Event &e, Event &out) override;
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
     // kpc cannot attach counters to another process: every event counts system-wide,
     // except, for a spawned command, the fixed counters' events where libSystem keeps the
@@ -52,9 +54,9 @@ public:
                                                    const std::vector<int> &groups) override;
     void release() override;
 
-    const kp_kperf_api_t &api() const { return frameworks_.api(); }
-    // kp_sampler_kperf_info: what the frameworks and the kernel reported at creation.
-    kp_kperf_info_t info() const;
+    const kp_kperf_api_t *kperf_api() const override { return &frameworks_.api(); }
+    // What the frameworks and the kernel reported at creation.
+    kp_kperf_info_t kperf_info() const override;
 
 private:
     struct DbDeleter {

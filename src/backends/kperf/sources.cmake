@@ -9,7 +9,6 @@ target_sources(kpc_objects PRIVATE
   backends/kperf/kpep_layout.cpp
   backends/kperf/kperf_backend.cpp
   backends/kperf/kperf_errors.cpp
-  backends/kperf/kperf_raw_capi.cpp
   backends/kperf/placement.cpp
   backends/kperf/split_process_counters.cpp
   backends/kperf/system_counters.cpp

@@ -4,8 +4,8 @@
 
 namespace kpc::kperf {
 
-SplitProcessCounters::SplitProcessCounters(std::unique_ptr<recount::LibSystem> lib,
-                                           std::unique_ptr<recount::RusageProcessCounters> rusage,
+SplitProcessCounters::SplitProcessCounters(std::unique_ptr<apple::LibSystem> lib,
+                                           std::unique_ptr<apple::RusageProcessCounters> rusage,
                                            std::vector<size_t> own,
                                            std::unique_ptr<SystemCounters> system_wide,
                                            std::vector<size_t> system)

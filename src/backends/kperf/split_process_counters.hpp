@@ -9,9 +9,9 @@
 #include <memory>
 #include <vector>
 
+#include "backends/apple/libsystem.hpp"
+#include "backends/apple/process_totals.hpp"
 #include "backends/kperf/system_counters.hpp"
-#include "backends/recount/libsystem.hpp"
-#include "backends/recount/process_counters.hpp"
 #include "core/backend.hpp"
 
 namespace kpc::kperf {
@@ -21,8 +21,8 @@ public:
     // `own[i]` / `system[i]`: the positions, in the events given to count_process, of the
     // counts `rusage` / `system_wide` return in order. `system_wide` may be null (every
     // event is a process total). `lib` is what `rusage` reads through.
-    SplitProcessCounters(std::unique_ptr<recount::LibSystem> lib,
-                         std::unique_ptr<recount::RusageProcessCounters> rusage,
+    SplitProcessCounters(std::unique_ptr<apple::LibSystem> lib,
+                         std::unique_ptr<apple::RusageProcessCounters> rusage,
                          std::vector<size_t> own, std::unique_ptr<SystemCounters> system_wide,
                          std::vector<size_t> system);
     void child_exited() noexcept override { rusage_->child_exited(); }
@@ -34,8 +34,8 @@ public:
     kp_process_scope_t event_scope(size_t index) const override;
 
 private:
-    std::unique_ptr<recount::LibSystem> lib_;  // declared first: outlives rusage_
-    std::unique_ptr<recount::RusageProcessCounters> rusage_;
+    std::unique_ptr<apple::LibSystem> lib_;  // declared first: outlives rusage_
+    std::unique_ptr<apple::RusageProcessCounters> rusage_;
     std::vector<size_t> own_;
     std::unique_ptr<SystemCounters> system_;
     std::vector<size_t> system_at_;

@@ -1,6 +1,7 @@
 // Apple's private recount interface as the kernel lays it out (facts and sources:
-// docs/apple.md, "Without root: recount"). Only constants and offsets: every struct is a
-// run of uint64_t words, so the backend reads words by index rather than declaring structs.
+// docs/apple.md, "Without root: recount"): thread_selfcounts. Only constants and offsets:
+// every struct is a run of uint64_t words, read by index rather than declared as structs.
+// proc_pid_rusage and the timebase, which the kperf backend reads too: apple/libsystem_abi.hpp.
 #pragma once
 
 #include <cstddef>
@@ -23,31 +24,5 @@ constexpr size_t kWordSystemTime = 3;
 
 // The per-perf-level array holds at most 2 entries on every kernel.
 constexpr size_t kMaxLevelEntries = 2;
-
-// proc_pid_rusage flavours and the rusage_info byte offsets libkpc reads (uint64_t each).
-constexpr int kRusageInfoV4 = 4;  // 296 bytes; ri_instructions/ri_cycles (10.13+)
-constexpr int kRusageInfoV6 = 6;  // 464 bytes; P-core fields (13.0+)
-constexpr size_t kRusageV6Size = 464;
-constexpr size_t kRiUserTime = 16;       // mach ticks, user level
-constexpr size_t kRiSystemTime = 24;     // mach ticks, kernel
-constexpr size_t kRiStartAbstime = 80;   // mach ticks; the process's creation (V0+)
-constexpr size_t kRiExitAbstime = 88;    // mach ticks; non-zero once the process exited
-constexpr size_t kRiInstructions = 248;  // V4+
-constexpr size_t kRiCycles = 256;        // V4+
-constexpr size_t kRiUserPtime = 304;     // V6, P cores only
-constexpr size_t kRiSystemPtime = 312;   // V6
-constexpr size_t kRiPInstructions = 320; // V6
-constexpr size_t kRiPCycles = 328;       // V6
-
-// struct mach_timebase_info.
-struct MachTimebase {
-    uint32_t numer;
-    uint32_t denom;
-};
-
-// ticks * numer / denom without overflowing for any realistic tick count.
-inline uint64_t ticks_to_ns(uint64_t ticks, MachTimebase tb) noexcept {
-    return ticks / tb.denom * tb.numer + ticks % tb.denom * tb.numer / tb.denom;
-}
 
 }  // namespace kpc::recount

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <utility>
 
-#include "backends/recount/process_counters.hpp"
 #include "backends/recount/thread_counters.hpp"
 #include "core/environment.hpp"
 #include "core/error.hpp"
@@ -13,6 +12,8 @@
 #include "kpc/kperf_raw.h"
 
 namespace kpc::recount {
+using namespace apple;  // libSystem, the macOS version and process totals, shared with kperf
+
 namespace {
 
 const char *const kNeedsKperf =

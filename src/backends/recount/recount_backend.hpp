@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/recount/libsystem.hpp"
-#include "backends/recount/macos_version.hpp"
-#include "backends/recount/process_counters.hpp"
+#include "backends/apple/libsystem.hpp"
+#include "backends/apple/macos_version.hpp"
+#include "backends/apple/process_totals.hpp"
 #include "backends/recount/recount_events.hpp"
 #include "core/backend.hpp"
 
@@ -49,15 +49,15 @@ private:
     std::string unavailable_reason(const EventSpec &e) const;
     Event make_event(const EventSpec &e, const char *generic_description) const;
     // The process's totals (proc_pid_rusage) for `events`; per-event failures in the fields.
-    std::unique_ptr<RusageProcessCounters> open_rusage(const std::vector<const Event *> &events,
-                                                       int pid);
+    std::unique_ptr<apple::RusageProcessCounters> open_rusage(
+        const std::vector<const Event *> &events, int pid);
 
-    std::unique_ptr<LibSystem> lib_;
-    MacosVersion version_;
+    std::unique_ptr<apple::LibSystem> lib_;
+    apple::MacosVersion version_;
     int levels_ = 1;                // hw.nperflevels; 1 when unknown
     int precise_time_ = -1;         // kern.precise_user_kernel_time; -1 unknown
     bool have_timebase_ = false;
-    MachTimebase timebase_{1, 1};
+    apple::MachTimebase timebase_{1, 1};
     CpuInfo cpu_;
     // What thread_selfcounts said at creation; the kernel does not change its mind.
     int access_status_ = KP_OK;

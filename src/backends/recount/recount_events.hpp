@@ -6,24 +6,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/apple/event_spec.hpp"
+
 namespace kpc::recount {
 
-enum class Quantity : uint8_t { instructions, cycles, user_time, system_time, cpu_time };
-enum class Level : uint8_t { all, performance, efficiency };  // P = perf level 0, E = level 1
-
-struct EventSpec {
-    const char *name;
-    Quantity quantity;
-    Level level;
-    const char *description;  // used when libkpc's generic list does not describe the name
-};
+using apple::EventSpec;
+using apple::Level;
+using apple::Quantity;
 
 // Every recount event: the generic names first (cycles, instructions, p-/e- variants,
 // task-clock), then the backend's own time events.
 const EventSpec *recount_events(size_t *count);
 const EventSpec *find_recount_event(const char *name);
-
-inline bool is_time(Quantity q) { return q >= Quantity::user_time; }
 
 // The thread_selfcounts call one kp_thread_t makes: the smallest kind holding its events.
 struct ThreadLayout {

@@ -1,9 +1,6 @@
 # Apple recount backend: no root, the kernel's per-thread counts (built on every platform:
 # dlsym + function pointers, tested on Linux against tests/recount_sim).
 target_sources(kpc_objects PRIVATE
-  backends/recount/libsystem.cpp
-  backends/recount/macos_version.cpp
-  backends/recount/process_counters.cpp
   backends/recount/recount_backend.cpp
   backends/recount/recount_events.cpp
   backends/recount/thread_counters.cpp

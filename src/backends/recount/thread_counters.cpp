@@ -8,7 +8,7 @@
 
 namespace kpc::recount {
 
-RecountThreadCounters::RecountThreadCounters(SelfCounts selfcounts, MachTimebase timebase,
+RecountThreadCounters::RecountThreadCounters(SelfCounts selfcounts, apple::MachTimebase timebase,
                                              ThreadLayout layout,
                                              const std::vector<const EventSpec *> &events)
     : selfcounts_(selfcounts), timebase_(timebase), kind_(layout.kind()),

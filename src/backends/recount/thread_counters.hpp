@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/apple/libsystem_abi.hpp"
 #include "backends/recount/recount_abi.hpp"
 #include "backends/recount/recount_events.hpp"
 #include "core/backend.hpp"
@@ -17,7 +18,7 @@ class RecountThreadCounters final : public ThreadCounters {
 public:
     using SelfCounts = int (*)(uint32_t kind, void *dst, size_t size);
     // `events` non-empty, at most KP_KPC_MAX_COUNTERS; `layout` from the events and the OS.
-    RecountThreadCounters(SelfCounts selfcounts, MachTimebase timebase, ThreadLayout layout,
+    RecountThreadCounters(SelfCounts selfcounts, apple::MachTimebase timebase, ThreadLayout layout,
                           const std::vector<const EventSpec *> &events);
     void start() override;
     void stop() override;
@@ -41,7 +42,7 @@ private:
     int read_error(int err) const noexcept;
 
     SelfCounts selfcounts_;
-    MachTimebase timebase_;
+    apple::MachTimebase timebase_;
     uint32_t kind_;
     size_t bytes_;
     size_t n_;

@@ -112,6 +112,7 @@ public:
     enum class Lazy { strict, first_read, eager } lazy = Lazy::strict;  // KPSIM_LAZY_BUFFER
     bool xnu_allow_list = true;      // KPSIM_ALLOW_LIST=db: every selector of the database
     bool apply_immediately = false;  // KPSIM_APPLY_CONFIG=immediate: macOS 15 and earlier
+    bool count_same_unforced = false;  // KPSIM_COUNT_BEFORE_FORCE=same: counts ignore forcing
     // KPSIM_READ_KERNEL_INSTRUCTIONS: what each read costs FIXED_INSTRUCTIONS; a list
     // "a,b,c" is taken in turn, read after read since reset (known costs that vary).
     std::vector<uint64_t> read_kernel_instructions{17700};
@@ -163,6 +164,20 @@ public:
     }
     // Fixed counters take no config words; RAWPMU is not simulated (0 words).
     uint32_t config_count(uint32_t classes) const { return popcount(cfg_mask(classes)); }
+    // What the public sysctls kpc.counter_count / kpc.config_count report. Strictly (the
+    // default) the counters the kernel controls now: fewer until all are forced. With
+    // KPSIM_COUNT_BEFORE_FORCE=same they report every counter whether forced or not (only
+    // the reports change; placement still follows cfg_mask).
+    uint32_t reported_counter_count(uint32_t classes) const {
+        if (!count_same_unforced || !(classes & KPC_CLASS_CONFIGURABLE_MASK))
+            return counter_count(classes);
+        return ((classes & KPC_CLASS_FIXED_MASK) ? kFixedCount : 0) + popcount(kAllCfgRel);
+    }
+    uint32_t reported_config_count(uint32_t classes) const {
+        if (!count_same_unforced || !(classes & KPC_CLASS_CONFIGURABLE_MASK))
+            return config_count(classes);
+        return popcount(kAllCfgRel);
+    }
 
     uint32_t get_running() const {
         uint32_t state = 0;
@@ -325,6 +340,7 @@ public:
              : lazy_name == "first-read" ? Lazy::first_read : Lazy::strict;
         xnu_allow_list = env_string("KPSIM_ALLOW_LIST", "xnu") != "db";
         apply_immediately = env_string("KPSIM_APPLY_CONFIG", "at-start") == "immediate";
+        count_same_unforced = env_string("KPSIM_COUNT_BEFORE_FORCE", "smaller") == "same";
         read_kernel_instructions.clear();
         const std::string costs = env_string("KPSIM_READ_KERNEL_INSTRUCTIONS", "17700");
         for (size_t start = 0; start <= costs.size();) {
@@ -556,7 +572,7 @@ KPSIM_EXPORT uint32_t kpc_get_config_count(uint32_t classes) {
     int err = 0;
     if (k.enter("kpc_get_config_count", &err)) return fail_u32(err);
     if ((err = k.kpc_access(false))) return fail_u32(err);  // public, but EBUSY applies
-    return k.config_count(classes);
+    return k.reported_config_count(classes);
 }
 
 KPSIM_EXPORT uint32_t kpc_get_counter_count(uint32_t classes) {
@@ -565,7 +581,7 @@ KPSIM_EXPORT uint32_t kpc_get_counter_count(uint32_t classes) {
     int err = 0;
     if (k.enter("kpc_get_counter_count", &err)) return fail_u32(err);
     if ((err = k.kpc_access(false))) return fail_u32(err);
-    return k.counter_count(classes);
+    return k.reported_counter_count(classes);
 }
 
 KPSIM_EXPORT int kpc_get_config(uint32_t classes, kpc_config_t *config) {
@@ -993,6 +1009,12 @@ KPSIM_EXPORT void kpsim_set_strict_first_read(int on) {
     Kernel &k = K();
     Lock lock(k.mu);
     k.strict_first_read = on != 0;
+}
+
+KPSIM_EXPORT uint32_t kpsim_counter_count(uint32_t classes) {
+    Kernel &k = K();
+    Lock lock(k.mu);
+    return k.reported_counter_count(classes);
 }
 
 KPSIM_EXPORT uint32_t kpsim_ncpu(void) {

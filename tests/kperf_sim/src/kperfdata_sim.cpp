@@ -64,6 +64,7 @@ public:
     bool db_name_short = false;   // KPSIM_DB_NAME_API=short; default: the marketing name
     bool map_absolute = false;    // KPSIM_KPC_MAP=absolute; default: class-relative
     bool lenient_flags = false;   // KPSIM_KPEP_FLAGS=lenient; default: strict (README)
+    bool counts_from_plist = false;  // KPSIM_KPEP_COUNTS=plist; default: as the kernel reports
     std::unordered_map<const void *, DbMeta> dbs;
     std::unordered_set<const void *> configs;
 
@@ -75,6 +76,7 @@ public:
         db_name_short = env_string("KPSIM_DB_NAME_API", "marketing") == "short";
         map_absolute = env_string("KPSIM_KPC_MAP", "relative") == "absolute";
         lenient_flags = env_string("KPSIM_KPEP_FLAGS", "strict") == "lenient";
+        counts_from_plist = env_string("KPSIM_KPEP_COUNTS", "kernel") == "plist";
         std::string db = env_string("KPSIM_DB", "a14");
         Machine m;
         if (!resolve_name(db.c_str(), true, &m)) {
@@ -402,6 +404,13 @@ KPSIM_EXPORT int kpep_db_counters_count(kpep_db *db, uint8_t classes, size_t *co
     if (classes & KPC_CLASS_FIXED_MASK) n += p->fixed_counter_count;
     if (classes & KPC_CLASS_CONFIGURABLE_MASK) n += p->config_counter_count;
     if (classes & KPC_CLASS_POWER_MASK) n += p->power_counter_count;
+    // Strict (unknown on hardware): the framework asks the kernel, as kpc does, so the
+    // configurable count is smaller until somebody forces all counters.
+    if (!d.counts_from_plist) {
+        with_kernel_symbol("kpsim_counter_count", [&](void *fn) {
+            n = reinterpret_cast<uint32_t (*)(uint32_t)>(fn)(classes);
+        });
+    }
     *count = n;
     return KPEP_ERR_NONE;
 }

@@ -1,9 +1,8 @@
-// kp_sampler_kperf_api(): the C entry point of include/kpc/kperf_raw.h.
+// kp_sampler_kperf_api(), kp_sampler_kperf_info(): the C entry points of include/kpc/kperf_raw.h.
 #include "kpc/kperf_raw.h"
 
 #include <string>
 
-#include "backends/kperf/kperf_backend.hpp"
 #include "capi/guard.hpp"
 #include "capi/handles.hpp"
 
@@ -18,7 +17,7 @@ extern "C" int kp_sampler_kperf_api(const kp_kperf_api_t **out, const kp_sampler
                                            b.name() +
                                            " backend; the kperf function table exists only on "
                                            "the kperf backend (KP_BACKEND_KPERF)");
-        *out = &static_cast<const kpc::kperf::KperfBackend &>(b).api();
+        *out = b.kperf_api();
         return KP_OK;
     });
 }
@@ -28,7 +27,7 @@ extern "C" int kp_sampler_kperf_info(kp_kperf_info_t *out, const kp_sampler_t *s
         if (!out) kpc::fail(KP_EINVAL, "kp_sampler_kperf_info: out is NULL");
         const kp_kperf_api_t *api = nullptr;
         if (int rc = kp_sampler_kperf_api(&api, s)) return rc;
-        *out = static_cast<const kpc::kperf::KperfBackend &>(s->session->backend()).info();
+        *out = s->session->backend().kperf_info();
         return static_cast<int>(KP_OK);
     });
 }

@@ -1,4 +1,4 @@
-#include "backends/recount/process_counters.hpp"
+#include "backends/apple/process_totals.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -6,12 +6,15 @@
 
 #include "core/error.hpp"
 
-namespace kpc::recount {
+namespace kpc::apple {
 namespace {
 
 // What a monotonic total grew by; 0 rather than a wrapped value should a kernel's P/E
 // split ever step back.
 uint64_t growth(uint64_t now, uint64_t before) { return now > before ? now - before : 0; }
+
+constexpr EventSpec kProcessCycles{"cycles", Quantity::cycles, Level::all, ""};
+constexpr EventSpec kProcessInstructions{"instructions", Quantity::instructions, Level::all, ""};
 
 }  // namespace
 
@@ -30,14 +33,14 @@ void RusageProcessCounters::count_from_now() {
 }
 
 std::unique_ptr<RusageProcessCounters> RusageProcessCounters::totals(
-    const LibSystem &lib, const std::vector<const EventSpec *> &specs, int pid) {
+    const LibSystem &lib, const std::vector<Quantity> &quantities, int pid) {
     std::vector<RusageField> fields;
-    for (const EventSpec *spec : specs) {
-        if (spec->level != Level::all || is_time(spec->quantity))
-            fail(KP_ERROR, std::string("recount: ") + spec->name +
-                               " is not a whole-process total of RUSAGE_INFO_V4");
+    for (Quantity q : quantities) {
+        if (q != Quantity::cycles && q != Quantity::instructions)
+            fail(KP_ERROR, "proc_pid_rusage: RUSAGE_INFO_V4 has whole-process totals of cycles "
+                           "and instructions only");
         RusageField f;
-        f.spec = spec;
+        f.spec = q == Quantity::cycles ? &kProcessCycles : &kProcessInstructions;
         fields.push_back(std::move(f));
     }
     // Neither the timebase nor the perf levels matter for these totals.
@@ -167,4 +170,4 @@ std::vector<ProcessCount> RusageProcessCounters::read() {
     return out;
 }
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple

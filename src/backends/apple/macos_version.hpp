@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace kpc::recount {
+namespace kpc::apple {
 
 struct MacosVersion {
     int major = 0;  // 0: unknown
@@ -32,4 +32,4 @@ bool has_recount_kinds(const MacosVersion &v);
 // order [level 0 = P, level 1 = E], min(2, levels) entries (14.2 and later).
 bool efficiency_entry_first(const MacosVersion &v);
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple

@@ -1,4 +1,4 @@
-#include "backends/recount/libsystem.hpp"
+#include "backends/apple/libsystem.hpp"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace kpc::recount {
+namespace kpc::apple {
 namespace {
 
 template <typename F>
@@ -71,4 +71,4 @@ bool LibSystem::sysctl_string(const char *name, std::string &out) const {
     return true;
 }
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple

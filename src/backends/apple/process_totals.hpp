@@ -1,6 +1,7 @@
-// A process's own totals on the recount backend, from proc_pid_rusage: every thread the
-// process ran, dead ones included; not the processes it started. The kernel answers for a
-// running process (live totals) and for a zombie until it is reaped (its exit snapshot).
+// A process's own totals (the recount backend, and kperf's kpc stat), from proc_pid_rusage:
+// every thread the process ran, dead ones included; not the processes it started. The
+// kernel answers for a running process (live totals) and for a zombie until it is reaped
+// (its exit snapshot).
 //  - spawned (kp_process_spawn, kpc stat): counted from the process's creation, so the
 //    baseline is 0; child_exited() takes the exit snapshot between waitid(WNOWAIT) and
 //    the reap, and later reads return it.
@@ -14,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/recount/libsystem.hpp"
-#include "backends/recount/recount_events.hpp"
+#include "backends/apple/event_spec.hpp"
+#include "backends/apple/libsystem.hpp"
 #include "core/backend.hpp"
 
-namespace kpc::recount {
+namespace kpc::apple {
 
 // How to read one event from a rusage_info record.
 struct RusageField {
@@ -36,11 +37,11 @@ public:
     // Reads the baseline, so that counting starts now (kp_process_attach). Throws KP_EINVAL
     // (no such process; os code ESRCH), KP_EPERM (another user's process), KP_EKERNEL.
     void count_from_now();
-    // Only whole-process cycles and instructions (no P/E split, no times), for another
+    // Only whole-process cycles and instructions (no P/E split, no times), for the kperf
     // backend's kpc stat: RUSAGE_INFO_V4, which every macOS since 10.13 answers.
-    // `specs` are recount events of those quantities; `lib` outlives the result.
+    // `quantities`: cycles or instructions; `lib` outlives the result.
     static std::unique_ptr<RusageProcessCounters> totals(const LibSystem &lib,
-                                                         const std::vector<const EventSpec *> &specs,
+                                                         const std::vector<Quantity> &quantities,
                                                          int pid);
     void require_all_events() const override;
     // Whether any event can be counted (the others report why not when read).
@@ -81,4 +82,4 @@ private:
     alignas(8) unsigned char buf_[kRusageV6Size] = {};
 };
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple

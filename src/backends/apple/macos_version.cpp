@@ -1,8 +1,8 @@
-#include "backends/recount/macos_version.hpp"
+#include "backends/apple/macos_version.hpp"
 
 #include <cstdio>
 
-namespace kpc::recount {
+namespace kpc::apple {
 namespace {
 
 // Leading "<int>.<int>" of s; false if it does not start that way.
@@ -53,4 +53,4 @@ bool has_recount_kinds(const MacosVersion &v) { return v.at_least(kRecountMajor,
 
 bool efficiency_entry_first(const MacosVersion &v) { return !v.at_least(14, 2); }
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple

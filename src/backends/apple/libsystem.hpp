@@ -1,4 +1,4 @@
-// The five libSystem functions the recount backend calls, found with dlsym: in the library
+// The five libSystem functions the Apple backends call, found with dlsym: in the library
 // KPC_LIBSYSTEM_PATH names (a simulator on Linux), else on macOS in the process itself.
 #pragma once
 
@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "backends/recount/recount_abi.hpp"
+#include "backends/apple/libsystem_abi.hpp"
 
-namespace kpc::recount {
+namespace kpc::apple {
 
 struct LibSystemApi {
     int (*thread_selfcounts)(uint32_t kind, void *dst, size_t size) = nullptr;
@@ -44,4 +44,4 @@ private:
     LibSystemApi api_;
 };
 
-}  // namespace kpc::recount
+}  // namespace kpc::apple
