@@ -1,0 +1,146 @@
+// Reading a perf_event counter from user space: the event's mmap page
+// (struct perf_event_mmap_page), its seqlock protocol, and the instruction that reads a
+// hardware counter (arm64 mrs, x86-64 rdpmc). The protocol is the one documented in
+// include/uapi/linux/perf_event.h; a read that the page does not allow returns false and
+// the caller uses read() instead.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kpc::perf {
+
+// Whether this build has a counter-read instruction (arm64, x86-64).
+#if defined(__aarch64__) || defined(__x86_64__)
+constexpr bool kUserReadArch = true;
+#else
+constexpr bool kUserReadArch = false;
+#endif
+
+// Hardware counter `counter` (the page's index - 1). Only called when the page allows it.
+inline uint64_t read_pmc(uint32_t counter) noexcept {
+#if defined(__aarch64__)
+    uint64_t v = 0;
+    // mrs encodes the register: one case per counter. 31 is the cycle counter (the kernel
+    // publishes it as index 32).
+#define KPC_EVCNT(n) \
+    case n: asm volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break;
+    switch (counter) {
+        KPC_EVCNT(0) KPC_EVCNT(1) KPC_EVCNT(2) KPC_EVCNT(3) KPC_EVCNT(4) KPC_EVCNT(5)
+        KPC_EVCNT(6) KPC_EVCNT(7) KPC_EVCNT(8) KPC_EVCNT(9) KPC_EVCNT(10) KPC_EVCNT(11)
+        KPC_EVCNT(12) KPC_EVCNT(13) KPC_EVCNT(14) KPC_EVCNT(15) KPC_EVCNT(16) KPC_EVCNT(17)
+        KPC_EVCNT(18) KPC_EVCNT(19) KPC_EVCNT(20) KPC_EVCNT(21) KPC_EVCNT(22) KPC_EVCNT(23)
+        KPC_EVCNT(24) KPC_EVCNT(25) KPC_EVCNT(26) KPC_EVCNT(27) KPC_EVCNT(28) KPC_EVCNT(29)
+        KPC_EVCNT(30)
+    case 31: asm volatile("mrs %0, pmccntr_el0" : "=r"(v)); break;
+    default: break;
+    }
+#undef KPC_EVCNT
+    return v;
+#elif defined(__x86_64__)
+    uint32_t lo = 0, hi = 0;
+    asm volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+#else
+    (void)counter;
+    return 0;
+#endif
+}
+
+// The clock the page's time fields convert (cap_user_time): arm64's virtual counter, x86's TSC.
+inline uint64_t read_user_clock() noexcept {
+#if defined(__aarch64__)
+    uint64_t v = 0;
+    asm volatile("isb\n mrs %0, cntvct_el0" : "=r"(v)::"memory");
+    return v;
+#elif defined(__x86_64__)
+    uint32_t lo = 0, hi = 0;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (static_cast<uint64_t>(hi) << 32) | lo;
+#else
+    return 0;
+#endif
+}
+
+// `raw` holds a counter `width` bits wide (1..64): its value as a signed 64-bit number,
+// which the kernel's offset completes (a counter may start negative, to overflow soon).
+inline int64_t sign_extend(uint64_t raw, uint32_t width) noexcept {
+    const uint32_t shift = 64 - width;
+    return static_cast<int64_t>(raw << shift) >> shift;
+}
+
+// One event's count through its page, with `read_counter(counter)` as the instruction
+// (tests pass a fake). `times` (may be null) gets the event's enabled and running ns: as
+// of the page's last update, or with `now` as of now through cap_user_time's clock
+// conversion. False when the page says no (no user access, not on a counter, a bad
+// width) or, with `now`, when the page cannot convert the clock.
+// The kernel updates the page on the CPU the thread runs on, so compiler barriers
+// suffice (the header's protocol).
+template <typename ReadCounter>
+inline bool read_page(const volatile perf_event_mmap_page *pc, ReadCounter read_counter,
+                      uint64_t *value, uint64_t *times = nullptr, bool now = false) noexcept {
+    uint32_t seq = 0;
+    do {
+        seq = pc->lock;
+        asm volatile("" ::: "memory");
+        const uint32_t index = pc->index;
+        const uint32_t width = pc->pmc_width;
+        if (!pc->cap_user_rdpmc || index == 0 || width == 0 || width > 64) return false;
+        *value = static_cast<uint64_t>(pc->offset) +
+                 static_cast<uint64_t>(sign_extend(read_counter(index - 1), width));
+        if (times) {
+            uint64_t delta = 0;
+            if (now) {
+                if (!pc->cap_user_time) return false;
+                uint64_t cyc = read_user_clock();
+                if (pc->cap_user_time_short)
+                    cyc = pc->time_cycles + ((cyc - pc->time_cycles) & pc->time_mask);
+                const uint32_t shift = pc->time_shift;
+                const uint64_t mult = pc->time_mult;
+                const uint64_t rem = cyc & ((uint64_t{1} << shift) - 1);
+                delta = pc->time_offset + (cyc >> shift) * mult + ((rem * mult) >> shift);
+            }
+            times[0] = pc->time_enabled + delta;
+            times[1] = pc->time_running + delta;  // index != 0: running now
+        }
+        asm volatile("" ::: "memory");
+    } while (pc->lock != seq);
+    return true;
+}
+
+// The pages of one group's events, mapped read-only, one per fd.
+class UserPages {
+public:
+    UserPages() = default;
+    UserPages(const UserPages &) = delete;
+    UserPages &operator=(const UserPages &) = delete;
+    ~UserPages() { unmap(); }
+
+    // Maps every fd's page; on failure unmaps what it mapped and returns why (with
+    // event_names[i] for the fd that failed), else "".
+    std::string map(const std::vector<int> &fds, const std::vector<std::string> &event_names);
+    void unmap() noexcept;
+    bool mapped() const noexcept { return !pages_.empty(); }
+    const volatile perf_event_mmap_page *page(size_t i) const noexcept { return pages_[i]; }
+
+    // All values, in fd order; false (use read()) when any page says no or the group was
+    // multiplexed (the leader's enabled != running). `times` (enabled, running ns now,
+    // from the leader) or null.
+    bool read(uint64_t *values, uint64_t *times) const noexcept {
+        uint64_t t[2];
+        uint64_t *lead = times ? times : t;
+        if (!read_page(pages_[0], read_pmc, &values[0], lead, times != nullptr)) return false;
+        if (lead[0] != lead[1]) return false;
+        for (size_t i = 1; i < pages_.size(); ++i)
+            if (!read_page(pages_[i], read_pmc, &values[i])) return false;
+        return true;
+    }
+
+private:
+    std::vector<const volatile perf_event_mmap_page *> pages_;
+};
+
+}  // namespace kpc::perf
