@@ -125,11 +125,14 @@ TEST(UserReadChoice, EachReasonNamesTheCauseAndTheFix) {
     EXPECT_NE(user_read_refusal(f).find("'task-clock' is a software event"), std::string::npos);
 
     f = UserReadFacts{};
-    f.no_rdpmc_event = "cycles";
     f.arm64 = true;
-    f.user_access_setting = 0;
+    f.user_access_setting = 0;  // arm64 says cap_user_rdpmc=1 even then: the switch decides
     EXPECT_EQ(user_read_refusal(f),
               "kernel.perf_user_access=0: run `sudo sysctl -w kernel.perf_user_access=1`");
+    f.user_access_setting = 1;
+    EXPECT_EQ(user_read_refusal(f), "");
+    f.no_rdpmc_event = "cycles";
+    f.user_access_setting = 0;
     f.arm64 = false;
     EXPECT_NE(user_read_refusal(f).find("/sys/bus/event_source/devices/cpu/rdpmc is 0"),
               std::string::npos);

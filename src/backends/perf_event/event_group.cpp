@@ -141,6 +141,10 @@ int EventGroup::open_member(perf_event_attr a, const Event &e, int group_fd) {
 
 void EventGroup::prepare_user_reads(const std::vector<const Event *> &events) {
     if (!facts_.refused.empty()) return;
+#if defined(__aarch64__)
+    facts_.arm64 = true;
+#endif
+    facts_.user_access_setting = read_user_access_setting();
     facts_.unmapped = pages_.map(fds_, names_);
     if (!facts_.unmapped.empty()) return;
     for (size_t i = 0; i < n_; ++i)
@@ -148,11 +152,7 @@ void EventGroup::prepare_user_reads(const std::vector<const Event *> &events) {
             facts_.no_rdpmc_event = events[i]->name;
             break;
         }
-    if (!facts_.no_rdpmc_event.empty()) {
-#if defined(__aarch64__)
-        facts_.arm64 = true;
-#endif
-        facts_.user_access_setting = read_user_access_setting();
+    if (!user_read_refusal(facts_).empty()) {
         pages_.unmap();
         return;
     }
@@ -181,15 +181,16 @@ void EventGroup::start() {
 void EventGroup::check_user_reads() {
     checked_ = true;
     uint64_t before[kMaxGroup], after[kMaxGroup];
-    const bool first = pages_.read(before, nullptr);
+    const bool first = pages_.read_values(before);
     const int rc = fill();
-    const bool second = pages_.read(after, nullptr);
+    const bool second = pages_.read_values(after);
     if (rc != KP_OK) {
         facts_.disagreement = "read() failed";
     } else if (buf_[1] != buf_[2]) {
         facts_.multiplexed = true;
     } else if (!first || !second) {
         // Which page said no: not on a counter (index 0), or no user access any more.
+        facts_.user_access_setting = read_user_access_setting();  // switched off since?
         for (size_t i = 0; i < n_ && facts_.off_counter.empty(); ++i)
             if (pages_.page(i)->index == 0) facts_.off_counter = names_[i];
         if (facts_.off_counter.empty()) facts_.disagreement = "a page refused the read";
@@ -261,7 +262,7 @@ int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
 }
 
 int EventGroup::read_values(uint64_t *values) noexcept {
-    if (user_ && pages_.read(values, nullptr)) return KP_OK;
+    if (user_ && pages_.read_values(values)) return KP_OK;
     if (int rc = fill(); rc != KP_OK) return rc;
     for (size_t i = 0; i < n_; ++i) values[i] = buf_[3 + i];
     // kp_thread_sample has no `complete` to tell that the kernel multiplexed the group, so

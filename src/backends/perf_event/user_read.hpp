@@ -21,7 +21,7 @@ constexpr bool kUserReadArch = false;
 #endif
 
 // Hardware counter `counter` (the page's index - 1). Only called when the page allows it.
-inline uint64_t read_pmc(uint32_t counter) noexcept {
+__attribute__((always_inline)) inline uint64_t read_pmc(uint32_t counter) noexcept {
 #if defined(__aarch64__)
     uint64_t v = 0;
     // mrs encodes the register: one case per counter. 31 is the cycle counter (the kernel
@@ -80,7 +80,7 @@ inline int64_t sign_extend(uint64_t raw, uint32_t width) noexcept {
 // The kernel updates the page on the CPU the thread runs on, so compiler barriers
 // suffice (the header's protocol).
 template <typename ReadCounter>
-inline bool read_page(const volatile perf_event_mmap_page *pc, ReadCounter read_counter,
+__attribute__((always_inline)) inline bool read_page(const volatile perf_event_mmap_page *pc, ReadCounter read_counter,
                       uint64_t *value, uint64_t *times = nullptr, bool now = false) noexcept {
     uint32_t seq = 0;
     do {
@@ -88,7 +88,8 @@ inline bool read_page(const volatile perf_event_mmap_page *pc, ReadCounter read_
         asm volatile("" ::: "memory");
         const uint32_t index = pc->index;
         const uint32_t width = pc->pmc_width;
-        if (!pc->cap_user_rdpmc || index == 0 || width == 0 || width > 64) return false;
+        // width - 1 wraps for 0: one comparison refuses 0 and anything over 64.
+        if (!pc->cap_user_rdpmc || index == 0 || width - 1 > 63) return false;
         *value = static_cast<uint64_t>(pc->offset) +
                  static_cast<uint64_t>(sign_extend(read_counter(index - 1), width));
         if (times) {
@@ -126,16 +127,26 @@ public:
     bool mapped() const noexcept { return !pages_.empty(); }
     const volatile perf_event_mmap_page *page(size_t i) const noexcept { return pages_[i]; }
 
-    // All values, in fd order; false (use read()) when any page says no or the group was
-    // multiplexed (the leader's enabled != running). `times` (enabled, running ns now,
-    // from the leader) or null.
+    // All values, in fd order, and `times` (enabled, running ns now, from the leader);
+    // false (use read()) when any page says no or the group was multiplexed (the
+    // leader's enabled != running).
     bool read(uint64_t *values, uint64_t *times) const noexcept {
-        uint64_t t[2];
-        uint64_t *lead = times ? times : t;
-        if (!read_page(pages_[0], read_pmc, &values[0], lead, times != nullptr)) return false;
-        if (lead[0] != lead[1]) return false;
+        if (!read_page(pages_[0], read_pmc, &values[0], times, true)) return false;
+        if (times[0] != times[1]) return false;
         for (size_t i = 1; i < pages_.size(); ++i)
             if (!read_page(pages_[i], read_pmc, &values[i])) return false;
+        return true;
+    }
+
+    // read() without times: kp_thread_sample's path, inlined into it.
+    __attribute__((always_inline)) bool read_values(uint64_t *values) const noexcept {
+        const volatile perf_event_mmap_page *const *p = pages_.data();
+        const size_t n = pages_.size();
+        uint64_t times[2];
+        if (!read_page(p[0], read_pmc, &values[0], times)) return false;
+        if (times[0] != times[1]) return false;
+        for (size_t i = 1; i < n; ++i)
+            if (!read_page(p[i], read_pmc, &values[i])) return false;
         return true;
     }
 

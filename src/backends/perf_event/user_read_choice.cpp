@@ -16,9 +16,11 @@ std::string user_read_refusal(const UserReadFacts &f) {
                "them in user space";
     if (!f.refused.empty()) return f.refused;
     if (!f.unmapped.empty()) return f.unmapped;
+    // arm64 publishes cap_user_rdpmc even when the switch is off, and index 0 (observed
+    // on Linux 6.1): the switch is the reason whatever the page says.
+    if (f.arm64 && f.user_access_setting == 0)
+        return "kernel.perf_user_access=0: run `sudo sysctl -w kernel.perf_user_access=1`";
     if (!f.no_rdpmc_event.empty()) {
-        if (f.arm64 && f.user_access_setting == 0)
-            return "kernel.perf_user_access=0: run `sudo sysctl -w kernel.perf_user_access=1`";
         if (!f.arm64 && f.user_access_setting == 0)
             return "/sys/bus/event_source/devices/cpu/rdpmc is 0: run `echo 1 | sudo tee "
                    "/sys/bus/event_source/devices/cpu/rdpmc`";

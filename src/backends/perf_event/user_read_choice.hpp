@@ -16,7 +16,8 @@ struct UserReadFacts {
     std::string unmapped;        // a page that could not be mapped: why
     std::string no_rdpmc_event;  // the first event whose page says cap_user_rdpmc = 0, or ""
     // The kernel's switch for user access, as read from procfs/sysfs: arm64's
-    // kernel.perf_user_access, x86's /sys/bus/event_source/devices/cpu/rdpmc; -1 unknown.
+    // kernel.perf_user_access (0 decides alone: arm64 still says cap_user_rdpmc=1 then),
+    // x86's /sys/bus/event_source/devices/cpu/rdpmc (with cap_user_rdpmc=0); -1 unknown.
     int user_access_setting = -1;
     bool arm64 = false;          // which of the two settings applies
     std::string off_counter;     // at the first start: an event not on a counter (index 0)
