@@ -263,6 +263,10 @@ int EventGroup::read(uint64_t *values, uint8_t *complete, uint64_t *enabled_ns,
 
 int EventGroup::read_values(uint64_t *values) noexcept {
     if (user_ && pages_.read_values(values)) return KP_OK;
+    return read_values_with_read(values);  // a tail call: the user-space path keeps no frame
+}
+
+int EventGroup::read_values_with_read(uint64_t *values) noexcept {
     if (int rc = fill(); rc != KP_OK) return rc;
     for (size_t i = 0; i < n_; ++i) values[i] = buf_[3 + i];
     // kp_thread_sample has no `complete` to tell that the kernel multiplexed the group, so

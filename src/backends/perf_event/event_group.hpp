@@ -55,6 +55,8 @@ private:
     void check_user_reads();
     // One read() of the group into buf_; KP_OK or a status after record_error().
     int fill() noexcept;
+    // read_values() through read(): out of line, so the user-space path needs no frame.
+    __attribute__((noinline)) int read_values_with_read(uint64_t *values) noexcept;
     // Records KP_EPARTIAL with the times; out of line and cold, off the hot path.
     __attribute__((cold, noinline)) static int partial(uint64_t running_ns,
                                                        uint64_t enabled_ns) noexcept;

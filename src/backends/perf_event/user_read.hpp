@@ -86,10 +86,13 @@ __attribute__((always_inline)) inline bool read_page(const volatile perf_event_m
     do {
         seq = pc->lock;
         asm volatile("" ::: "memory");
+        // One test and branch each (a combined condition costs more on the hot path).
+        if (__builtin_expect(!pc->cap_user_rdpmc, 0)) return false;
         const uint32_t index = pc->index;
+        if (__builtin_expect(index == 0, 0)) return false;
         const uint32_t width = pc->pmc_width;
         // width - 1 wraps for 0: one comparison refuses 0 and anything over 64.
-        if (!pc->cap_user_rdpmc || index == 0 || width - 1 > 63) return false;
+        if (__builtin_expect(width - 1 > 63, 0)) return false;
         *value = static_cast<uint64_t>(pc->offset) +
                  static_cast<uint64_t>(sign_extend(read_counter(index - 1), width));
         if (times) {
