@@ -323,7 +323,8 @@ TEST(UserReads, AThreadMovedBetweenCpusKeepsItsCounts) {
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (cpus < 2)
         GTEST_SKIP() << "the guest has " << cpus
-                     << " CPU: moving a thread needs two (scripts/ci/pmu-guest.sh with KPC_PMU_SMP=2)";
+                     << " CPU: moving a thread needs two (scripts/ci/pmu-guest.sh runs this test "
+                        "again in a short second boot with 2 vCPUs)";
     UserAccess ua(1);
     REQUIRE_USER_ACCESS(ua);
     ASSERT_TRUE(pin(0));
