@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "backends/perf_event/user_read.hpp"
 #include "backends/perf_event/user_read_choice.hpp"
@@ -154,6 +155,23 @@ TEST(UserReadChoice, EachReasonNamesTheCauseAndTheFix) {
     f = UserReadFacts{};
     f.arch = false;
     EXPECT_NE(user_read_refusal(f).find("arm64 and x86-64 only"), std::string::npos);
+}
+
+// The start check's bracket: what a wrong counter, width or offset would give is refused.
+TEST(UserReadChoice, TheStartCheckRefusesValuesOutOfTheBracket) {
+    const std::vector<std::string> names = {"cycles", "instructions"};
+    const uint64_t before[] = {1000, 500}, read[] = {1100, 550}, after[] = {1200, 600};
+    EXPECT_EQ(kpc::perf::bracket_disagreement(names, before, read, after), "");
+    const uint64_t equal[] = {1000, 500};  // nothing counted between: still in order
+    EXPECT_EQ(kpc::perf::bracket_disagreement(names, equal, equal, equal), "");
+    const uint64_t wrapped[] = {1200, 500 + (uint64_t{1} << 32)};  // a 32-bit width read as 64
+    EXPECT_EQ(kpc::perf::bracket_disagreement(names, before, read, wrapped),
+              "event 'instructions': 500, then read() 550, then 4294967796");
+    // Another counter's values, read both times.
+    const uint64_t other_before[] = {1000, 20}, other_after[] = {1200, 25};
+    EXPECT_NE(kpc::perf::bracket_disagreement(names, other_before, read, other_after), "");
+    const uint64_t later[] = {1000, 600};  // read() below the first user-space read
+    EXPECT_EQ(kpc::perf::bracket_disagreement(names, later, read, after).rfind("event 'instructions'", 0), 0u);
 }
 
 TEST(UserReadChoice, TheSwitchComesFirst) {

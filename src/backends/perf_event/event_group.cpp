@@ -195,20 +195,7 @@ void EventGroup::check_user_reads() {
             if (pages_.page(i)->index == 0) facts_.off_counter = names_[i];
         if (facts_.off_counter.empty()) facts_.disagreement = "a page refused the read";
     } else {
-        for (size_t i = 0; i < n_; ++i) {
-            const uint64_t r = buf_[3 + i];
-            // The counts between the reads are a few thousand at most (:uk counts the
-            // read() itself); a wrong counter, width or offset breaks the bracket.
-            if (before[i] <= r && r <= after[i] && after[i] - before[i] < (uint64_t{1} << 24))
-                continue;
-            char msg[200];
-            std::snprintf(msg, sizeof msg, "event '%s': %llu, then read() %llu, then %llu",
-                          names_[i].c_str(), static_cast<unsigned long long>(before[i]),
-                          static_cast<unsigned long long>(r),
-                          static_cast<unsigned long long>(after[i]));
-            facts_.disagreement = msg;
-            break;
-        }
+        facts_.disagreement = bracket_disagreement(names_, before, buf_ + 3, after);
     }
     refusal_ = user_read_refusal(facts_);
     if (!refusal_.empty()) {

@@ -39,6 +39,23 @@ std::string user_read_refusal(const UserReadFacts &f) {
     return "";
 }
 
+std::string bracket_disagreement(const std::vector<std::string> &names, const uint64_t *before,
+                                 const uint64_t *read, const uint64_t *after) {
+    for (size_t i = 0; i < names.size(); ++i) {
+        // :uk counts the read() itself, a few thousand; a wrong counter, width or offset
+        // breaks the order or lands far away.
+        if (before[i] <= read[i] && read[i] <= after[i] && after[i] - before[i] < (uint64_t{1} << 24))
+            continue;
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "': %llu, then read() %llu, then %llu",
+                      static_cast<unsigned long long>(before[i]),
+                      static_cast<unsigned long long>(read[i]),
+                      static_cast<unsigned long long>(after[i]));
+        return "event '" + names[i] + msg;
+    }
+    return "";
+}
+
 int read_user_access_setting() {
 #if defined(__aarch64__)
     const char *path = "/proc/sys/kernel/perf_user_access";

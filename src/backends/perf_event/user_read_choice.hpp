@@ -3,7 +3,9 @@
 // tested without a PMU.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kpc::perf {
 
@@ -27,6 +29,12 @@ struct UserReadFacts {
 
 // "" when samples are read in user space; otherwise why not and the fix.
 std::string user_read_refusal(const UserReadFacts &f);
+
+// The start check: for every event, a user-space read `before`, then read()'s value, then
+// a user-space read `after` must be in order and close (a few thousand counts apart at
+// most). "" when they are; else which event and its three values.
+std::string bracket_disagreement(const std::vector<std::string> &names, const uint64_t *before,
+                                 const uint64_t *read, const uint64_t *after);
 
 // The kernel's switch for user access on this architecture (UserReadFacts), -1 when unreadable.
 int read_user_access_setting();
