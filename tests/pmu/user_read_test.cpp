@@ -154,16 +154,23 @@ TEST(UserReads, ExactCountsThroughBothPathsAndTheReportedPathIsTheOneTaken) {
     kp_sampler_free(sr);
 }
 
-// User and kernel instructions of one kp_thread_sample of {cycles, instructions}, counted
-// by a second handle around 1000 of them.
-uint64_t instructions_per_sample(kp_sampler_t *s, kp_thread_t *t) {
+// User and kernel instructions of one kp_thread_sample of the first `n` of `names` on a
+// sampler `s` of its own, counted by a second handle around 1000 samples.
+uint64_t instructions_per_sample(kp_sampler_t *s, size_t n, int *user_reads) {
+    static const char *const names[] = {"cycles", "instructions", "r8", "r10008", "r20008", "r30008"};
+    kp_thread_t *t = nullptr;
+    EXPECT_EQ(kp_thread_new(&t, s, names, n), KP_OK) << kp_error_last_message();
+    if (!t) return 0;
+    EXPECT_EQ(kp_thread_start(t), KP_OK) << kp_error_last_message();
+    *user_reads = kp_thread_user_reads(t);
     kp_thread_t *m = started(s, {"instructions:uk"});
-    uint64_t v[2], a = 0, b = 0;
-    kp_thread_sample(t, v, 2);
+    uint64_t v[6], a = 0, b = 0;
+    EXPECT_EQ(kp_thread_sample(t, v, n), KP_OK) << kp_error_last_message();
     EXPECT_EQ(kp_thread_sample(m, &a, 1), KP_OK);
-    for (int i = 0; i < 1000; ++i) kp_thread_sample(t, v, 2);
+    for (int i = 0; i < 1000; ++i) kp_thread_sample(t, v, n);
     EXPECT_EQ(kp_thread_sample(m, &b, 1), KP_OK);
     kp_thread_free(m);
+    kp_thread_free(t);
     return (b - a) / 1000;
 }
 
@@ -173,18 +180,18 @@ TEST(UserReads, ASampleCostsAFractionOfARead) {
     REQUIRE_USER_ACCESS(ua);
     kp_sampler_t *su = sampler(KP_USER_READS_AUTO);
     kp_sampler_t *sr = sampler(KP_USER_READS_OFF);
-    kp_thread_t *u = started(su, {"cycles", "instructions"});
-    kp_thread_t *r = started(sr, {"cycles", "instructions"});
-    ASSERT_EQ(kp_thread_user_reads(u), 1) << kp_thread_user_reads_reason(u);
-    const uint64_t user = instructions_per_sample(su, u);
-    const uint64_t sys = instructions_per_sample(sr, r);
-    std::printf("instructions per kp_thread_sample of 2 events (user + kernel): user space %llu, "
-                "read() %llu\n",
-                (unsigned long long)user, (unsigned long long)sys);
-    EXPECT_GT(user, 20u);  // two counter reads and the C entry point
-    EXPECT_LT(user * 5, sys) << "a user-space sample must not enter the kernel";
-    kp_thread_free(u);
-    kp_thread_free(r);
+    for (size_t n : {size_t{1}, size_t{2}, size_t{6}}) {
+        int on = -1, off = -1;
+        const uint64_t user = instructions_per_sample(su, n, &on);
+        const uint64_t sys = instructions_per_sample(sr, n, &off);
+        std::printf("instructions per kp_thread_sample of %zu events (user + kernel): user space "
+                    "%llu, read() %llu\n",
+                    n, (unsigned long long)user, (unsigned long long)sys);
+        EXPECT_EQ(on, 1) << n << " events";
+        EXPECT_EQ(off, 0) << n << " events";
+        EXPECT_GT(user, 10 * n) << n << " events: a counter read is more than 10 instructions";
+        EXPECT_LT(user * 5, sys) << n << " events: a user-space sample must not enter the kernel";
+    }
     kp_sampler_free(su);
     kp_sampler_free(sr);
 }
