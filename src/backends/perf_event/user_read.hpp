@@ -25,18 +25,17 @@ __attribute__((always_inline)) inline uint64_t read_pmc(uint32_t counter) noexce
 #if defined(__aarch64__)
     uint64_t v = 0;
     // mrs encodes the register: one case per counter. 31 is the cycle counter (the kernel
-    // publishes it as index 32).
+    // publishes it as index 32). There are no others: `& 31` spares the range check.
 #define KPC_EVCNT(n) \
     case n: asm volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break;
-    switch (counter) {
+    switch (counter & 31) {
         KPC_EVCNT(0) KPC_EVCNT(1) KPC_EVCNT(2) KPC_EVCNT(3) KPC_EVCNT(4) KPC_EVCNT(5)
         KPC_EVCNT(6) KPC_EVCNT(7) KPC_EVCNT(8) KPC_EVCNT(9) KPC_EVCNT(10) KPC_EVCNT(11)
         KPC_EVCNT(12) KPC_EVCNT(13) KPC_EVCNT(14) KPC_EVCNT(15) KPC_EVCNT(16) KPC_EVCNT(17)
         KPC_EVCNT(18) KPC_EVCNT(19) KPC_EVCNT(20) KPC_EVCNT(21) KPC_EVCNT(22) KPC_EVCNT(23)
         KPC_EVCNT(24) KPC_EVCNT(25) KPC_EVCNT(26) KPC_EVCNT(27) KPC_EVCNT(28) KPC_EVCNT(29)
         KPC_EVCNT(30)
-    case 31: asm volatile("mrs %0, pmccntr_el0" : "=r"(v)); break;
-    default: break;
+    default: asm volatile("mrs %0, pmccntr_el0" : "=r"(v)); break;  // 31
     }
 #undef KPC_EVCNT
     return v;
@@ -67,16 +66,18 @@ inline uint64_t read_user_clock() noexcept {
 
 // `raw` holds a counter `width` bits wide (1..64): its value as a signed 64-bit number,
 // which the kernel's offset completes (a counter may start negative, to overflow soon).
+// `& 63` keeps the shift defined for any width (0 reads as 64) and costs nothing: arm64's
+// and x86's shifts by a register take the count modulo 64 anyway.
 inline int64_t sign_extend(uint64_t raw, uint32_t width) noexcept {
-    const uint32_t shift = 64 - width;
+    const uint32_t shift = (64 - width) & 63;
     return static_cast<int64_t>(raw << shift) >> shift;
 }
 
 // One event's count through its page, with `read_counter(counter)` as the instruction
 // (tests pass a fake). `times` (may be null) gets the event's enabled and running ns: as
 // of the page's last update, or with `now` as of now through cap_user_time's clock
-// conversion. False when the page says no (no user access, not on a counter, a bad
-// width) or, with `now`, when the page cannot convert the clock.
+// conversion. False when the page says no (no user access, not on a counter) or, with
+// `now`, when the page cannot convert the clock.
 // The kernel updates the page on the CPU the thread runs on, so compiler barriers
 // suffice (the header's protocol).
 template <typename ReadCounter>
@@ -90,9 +91,7 @@ __attribute__((always_inline)) inline bool read_page(const volatile perf_event_m
         if (__builtin_expect(!pc->cap_user_rdpmc, 0)) return false;
         const uint32_t index = pc->index;
         if (__builtin_expect(index == 0, 0)) return false;
-        const uint32_t width = pc->pmc_width;
-        // width - 1 wraps for 0: one comparison refuses 0 and anything over 64.
-        if (__builtin_expect(width - 1 > 63, 0)) return false;
+        const uint32_t width = pc->pmc_width;  // the kernel's, 1..64 (sign_extend copes with any)
         *value = static_cast<uint64_t>(pc->offset) +
                  static_cast<uint64_t>(sign_extend(read_counter(index - 1), width));
         if (times) {
