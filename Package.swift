@@ -7,7 +7,8 @@
 // depend on this repository with nothing installed first (option (b) of the conventions'
 // §15). See bindings/swift/README.md.
 //
-// Kept in sync by hand with src/CMakeLists.txt and src/backends/*/sources.cmake:
+// Kept in sync with src/CMakeLists.txt and src/backends/*/sources.cmake (CTest
+// ci.swift_package_sources fails when the compiled files differ):
 //   - the directories compiled: src/core, src/capi, src/backends/kperf, src/backends/recount,
 //     and on Linux only src/backends/perf_event (SwiftPM compiles every .cpp in them; CMake
 //     lists each file);

@@ -15,8 +15,9 @@ Each round times, back to back and in alternating order, --reads calls of
 plus `empty`, ctypes calls of kp_error_last_status (a thread-local read: the price of a
 ctypes call alone). Time is the thread's CPU time, so other processes' turns on a busy
 machine are not counted. It prints the median ns per call of each and the median over rounds of each / C (paired
-per round, which cancels load that changes between rounds) with its interquartile range.
-Nothing is asserted on time.
+per round, which cancels load that changes between rounds) with its interquartile range,
+then the absolute overhead per call: sample_into and sample minus the bare ctypes call,
+and the ctypes call minus C (paired per round). Nothing is asserted on time.
 
 usage: KPC_LIBRARY=<build>/src/libkpc.so.0 PYTHONPATH=bindings/python/src \\
        python3 bench/python_sample_cost.py [--rounds 31] [--reads 10000] [--events task-clock,page-faults]
@@ -100,6 +101,14 @@ def main():
         lo, hi = quartiles(ratios) if len(ratios) > 1 else (ratios[0], ratios[0])
         print(f"{m:<12} {statistics.median(values):>10.1f} {statistics.median(ratios):>11.2f} "
               f"{lo:>8.2f}-{hi:.2f}")
+    # Absolute costs, paired within each round: they stay meaningful when the C sample gets
+    # cheap and every ratio to it grows.
+    print(f"absolute overhead per call, ns (median over rounds of the paired difference; "
+          f"C sample {statistics.median(per_call['C']):.1f} ns):")
+    for m, base in (("sample_into", "ctypes"), ("sample", "ctypes"), ("ctypes", "C")):
+        diffs = [v - b for v, b in zip(per_call[m], per_call[base])]
+        lo, hi = quartiles(diffs) if len(diffs) > 1 else (diffs[0], diffs[0])
+        print(f"{m + ' - ' + base:<22} {statistics.median(diffs):>8.1f} {lo:>8.1f} to {hi:.1f}")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,10 @@
 //
 // and prints the median ns per call of each, the median over rounds of Sample/C and cgo/C
 // (paired per round, which cancels load that changes between rounds) with their
-// interquartile range, and the heap allocations of the Sample loops (must be 0, else it
-// exits 1). Nothing is asserted on time.
+// interquartile range, the absolute overhead per call (Sample minus the bare cgo call, and
+// the bare cgo call minus C, paired per round: these stay meaningful when the C sample
+// gets cheap and ratios to it grow), and the heap allocations of the Sample loops (must be
+// 0, else it exits 1). Nothing is asserted on time.
 //
 // Run (from a build tree configured with CMake; CTest's go_sample_cost runs a short pass):
 //
@@ -108,7 +110,7 @@ func main() {
 	cbuf := (*C.uint64_t)(C.calloc(n, 8))
 	buf := make([]uint64, 0, len(events))
 
-	var tC, tCgo, tGo, tEmpty, tSysC, tSysCgo, rGo, rCgo, rSys []float64
+	var tC, tCgo, tGo, tEmpty, tSysC, tSysCgo, rGo, rCgo, rSys, dGo, dCgo []float64
 	var mallocs uint64
 	var ms runtime.MemStats
 	for r := 0; r < *rounds; r++ {
@@ -167,6 +169,9 @@ func main() {
 		tC, tCgo, tGo, tEmpty = append(tC, nsC), append(tCgo, nsCgo), append(tGo, nsGo), append(tEmpty, nsEmpty)
 		tSysC, tSysCgo = append(tSysC, nsSysC), append(tSysCgo, nsSysCgo)
 		rGo, rCgo, rSys = append(rGo, nsGo/nsC), append(rCgo, nsCgo/nsC), append(rSys, nsSysCgo/nsSysC)
+		// Absolute costs, paired within the round: what the package adds to a bare cgo
+		// call, and what the crossing adds to C.
+		dGo, dCgo = append(dGo, nsGo-nsCgo), append(dCgo, nsCgo-nsC)
 	}
 
 	fmt.Printf("go_sample_cost: %s, %d events (%s), backend %s, %d rounds x %d calls\n",
@@ -178,6 +183,9 @@ func main() {
 	fmt.Printf("%-34s %10.1f\n", "cgo call of an empty C function", median(tEmpty))
 	fmt.Printf("%-34s %10.1f\n", "C loop of getppid()", median(tSysC))
 	fmt.Printf("%-34s %10.1f %8.3f %6.3f-%.3f  (/ C loop of getppid)\n", "cgo call of getppid()", median(tSysCgo), median(rSys), quantile(rSys, 0.25), quantile(rSys, 0.75))
+	fmt.Printf("absolute overhead per call, ns (median over rounds of the paired difference; C sample %.1f ns):\n", median(tC))
+	fmt.Printf("%-50s %8.1f %6.1f to %.1f\n", "kpc.Counters.Sample - cgo call of kp_thread_sample", median(dGo), quantile(dGo, 0.25), quantile(dGo, 0.75))
+	fmt.Printf("%-50s %8.1f %6.1f to %.1f\n", "cgo call of kp_thread_sample - C loop", median(dCgo), quantile(dCgo, 0.25), quantile(dCgo, 0.75))
 	fmt.Printf("allocations in %d Counters.Sample calls: %d\n", *rounds**reads, mallocs)
 	if mallocs != 0 {
 		fail("Counters.Sample allocated on the heap (%d allocations); it must not in a loop that reuses its buffer", mallocs)

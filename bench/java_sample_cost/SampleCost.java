@@ -30,7 +30,8 @@ import org.kpc.Sampler;
  * (ThreadMXBean, CLOCK_THREAD_CPUTIME_ID), so other processes' turns are not counted. It
  * prints the median ns per call of each method and the median over rounds of each / C (paired
  * per round, which cancels load that changes between rounds) with the interquartile range,
- * and the bytes the sample(long[]) loops allocated (1 byte per call or more: exits 1).
+ * the absolute overhead per call (the binding's samples minus the bare JNI call, and the bare
+ * JNI call minus C, paired per round), and the bytes the sample(long[]) loops allocated (1 byte per call or more: exits 1).
  * Nothing is asserted on time.
  *
  * <p>Run (CTest's java_sample_cost runs a short pass):
@@ -182,6 +183,25 @@ public class SampleCost {
                 double[] sorted = e.getValue().clone();
                 Arrays.sort(sorted);
                 System.out.printf("%-34s %9.1f %s%n", m, median(sorted), ratio);
+            }
+            // Absolute costs, paired within each round: they stay meaningful when the C sample
+            // gets cheap and every ratio to it grows.
+            double[] cSorted = c.clone();
+            Arrays.sort(cSorted);
+            System.out.printf("absolute overhead per call, ns (median over rounds of the paired difference;"
+                    + " C sample %.1f ns):%n", median(cSorted));
+            String jni = "JNI call of kp_thread_sample";
+            String[][] pairs = {{"Counters.sample(long[])", jni}, {"Counters.sample()", jni},
+                {jni, "C loop of kp_thread_sample"}};
+            for (String[] p : pairs) {
+                double[] a = perCall.get(p[0]), b = perCall.get(p[1]);
+                double[] d = new double[rounds];
+                for (int r = 0; r < rounds; r++) {
+                    d[r] = a[r] - b[r];
+                }
+                Arrays.sort(d);
+                System.out.printf("%-58s %8.1f %8.1f to %.1f%n", p[0] + " - " + p[1], median(d), d[rounds / 4],
+                        d[(3 * rounds) / 4]);
             }
             long calls = (long) rounds * reads;
             System.out.printf("bytes allocated in %d Counters.sample(long[]) calls: %d%n", calls, allocated[0]);

@@ -10,8 +10,9 @@
 //   sample(into:)      Counters.sample(into:), the binding's allocation-free path
 //   sample()           Counters.sample(), which also allocates the array it returns
 // and prints the median ns per call of each and the median over rounds of each / C (paired
-// per round, which cancels load that changes between rounds) with the interquartile range.
-// Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID). Run under
+// per round, which cancels load that changes between rounds) with the interquartile range,
+// then the absolute overhead per call: the binding's samples minus the direct Swift call,
+// and that call minus C (paired per round). Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID). Run under
 // LD_PRELOAD=<build>/bench/swift_sample_cost/libkpc_alloc_preload.so it also counts the heap
 // allocations of the sample(into:) loops and exits 1 if there are any (and those of the
 // sample() loops, one array per call, which shows the counting works). Nothing is asserted on
@@ -47,6 +48,11 @@ func fixed(_ x: Double, _ digits: Int) -> String {
     let v = Int((x * Double(scale)).rounded())
     let frac = String(v % scale)
     return "\(v / scale)." + String(repeating: "0", count: digits - frac.count) + frac
+}
+
+/// fixed() for either sign: a difference of two timings may be negative.
+func signedFixed(_ x: Double, _ digits: Int) -> String {
+    return x < 0 ? "-" + fixed(-x, digits) : fixed(x, digits)
 }
 
 func pad(_ s: String, _ width: Int, left: Bool = false) -> String {
@@ -161,6 +167,15 @@ do {
                 + fixed(ratios[(3 * rounds) / 4], 3)
         }
         print(line)
+    }
+    // Absolute costs, paired within each round: they stay meaningful when the C sample gets
+    // cheap and every ratio to it grows.
+    print("absolute overhead per call, ns (median over rounds of the paired difference; C sample "
+        + fixed(median(perCall[0]), 1) + " ns):")
+    for (a, b) in [(2, 1), (3, 1), (1, 0)] {
+        let d = zip(perCall[a], perCall[b]).map { $0 - $1 }.sorted()
+        print(pad(methods[a].0 + " - " + methods[b].0, 60, left: true) + pad(signedFixed(median(d), 1), 9)
+            + "  " + signedFixed(d[rounds / 4], 1) + " to " + signedFixed(d[(3 * rounds) / 4], 1))
     }
     if allocBegin != nil && allocEnd != nil {
         print("allocations in \(rounds * reads) Counters.sample(into:) calls: \(allocations)")

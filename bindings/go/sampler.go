@@ -61,6 +61,7 @@ type Sampler struct {
 	pmuName      string
 	fixed        int
 	configurable int
+	countsErr    error // ErrUnsupported when the OS does not tell the counter count
 }
 
 // counterCount is kp_sampler_counter_count; a variable so that a test can give the answer
@@ -100,13 +101,14 @@ func NewSampler(opts *Options) (*Sampler, error) {
 		pmuName:     ckpc.Kp_sampler_pmu_name(h),
 	}
 	var fixed, configurable uint32
-	// ErrUnsupported: the OS does not tell the count (both stay 0); the sampler still counts.
+	// ErrUnsupported: the OS does not tell the count; the sampler still counts, and Counters
+	// returns that error instead of a number.
 	err = callChecked(func() int { return counterCount(&fixed, &configurable, h) })
 	if err != nil && !errors.Is(err, ErrUnsupported) {
 		ckpc.Kp_sampler_free(h)
 		return nil, err
 	}
-	s.fixed, s.configurable = int(fixed), int(configurable)
+	s.fixed, s.configurable, s.countsErr = int(fixed), int(configurable), err
 	runtime.SetFinalizer(s, (*Sampler).free)
 	return s, nil
 }
@@ -158,10 +160,16 @@ func (s *Sampler) CPUName() string { return s.cpuName }
 // machine has no usable hardware PMU. Valid after Close.
 func (s *Sampler) PMUName() string { return s.pmuName }
 
-// Counters returns the number of fixed and configurable hardware counters: 0 and 0 without a
-// PMU, and also when the OS does not tell how many there are (kp_sampler_counter_count's
-// KP_EUNSUPPORTED; `kpc info` prints why). Valid after Close.
-func (s *Sampler) Counters() (fixed, configurable int) { return s.fixed, s.configurable }
+// Counters returns the number of fixed and configurable hardware counters (0 and 0 without a
+// PMU). When the OS does not tell how many there are (kp_sampler_counter_count's
+// KP_EUNSUPPORTED) it returns 0, 0 and an *Error matching ErrUnsupported whose message says
+// why: the counts are then unknown, not zero. Valid after Close.
+func (s *Sampler) Counters() (fixed, configurable int, err error) {
+	if s.countsErr != nil {
+		return 0, 0, s.countsErr
+	}
+	return s.fixed, s.configurable, nil
+}
 
 // Access reports whether this process may count hardware events now (kp_sampler_access):
 // nil if it may, else an *Error with the code NewCounters would return for a hardware event

@@ -126,6 +126,7 @@ ls "$ROOT"/tests/pmu/guest/*.sh >/dev/null 2>&1 && cp "$ROOT"/tests/pmu/guest/*.
 cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/bin/"
 cp "$PERF" "$GROOT/pmu/bin/perf"
 cp "$BUILD/kpc_go_arm64.test" "$GROOT/pmu/bin/kpc_go.test"
+cp "$BUILD/tests/pmu/pmu_sample_cost" "$GROOT/pmu/bin/"  # tests/pmu/guest/sample_cost.sh
 # Every shared library the programs need, found in the cross sysroot.
 needed() { aarch64-linux-gnu-readelf -d "$@" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort -u; }
 libs=$(needed "$GROOT"/pmu/bin/* "$GROOT"/pmu/tests/* "$GROOT"/pmu/lib/libkpc.so)
@@ -180,6 +181,7 @@ fi
 echo "pmu-guest: guest ran $((t2 - t1)) s (boot to first line and tests; qemu exit $qrc)"
 grep '^PMU-GUEST' "$LOG.txt" || true
 grep '^PMU-TIME' "$LOG.txt" || true
+grep -F '[sample_cost.sh] ' "$LOG.txt" || true  # the instructions-per-sample table (docs/performance.md)
 if ! grep -q '^PMU-GUEST booted' "$LOG.txt"; then
     tail -n 30 "$LOG.txt" >&2
     [ "$qrc" = 124 ] && die "the guest did not boot within ${TIMEOUT} s"

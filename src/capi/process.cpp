@@ -211,11 +211,10 @@ int kp_process_read_thread(kp_process_t *p, size_t index, int32_t *tid, uint64_t
 
 int32_t kp_process_pid(const kp_process_t *p) { return p ? p->impl->pid() : -1; }
 
-size_t kp_process_event_count(const kp_process_t *p) { return p ? p->impl->events().size() : 0; }
+size_t kp_process_event_count(const kp_process_t *p) { return p ? p->impl->event_count() : 0; }
 
 const kp_event_t *kp_process_event_at(const kp_process_t *p, size_t index) {
-    if (!p || index >= p->impl->events().size()) return nullptr;
-    return p->impl->events()[index];
+    return p ? p->impl->event(index) : nullptr;
 }
 
 int kp_process_event_scope(const kp_process_t *p, size_t index) {

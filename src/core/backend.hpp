@@ -12,6 +12,7 @@
 
 #include "core/event.hpp"
 #include "kpc/errors.h"
+#include "kpc/process.h"
 #include "kpc/sampler.h"
 
 namespace kpc {
@@ -64,7 +65,7 @@ inline int read_never_multiplexed(ThreadCounters &c, size_t n, uint64_t *values,
     return c.read_values(values);
 }
 
-// Counts of one event for a whole child process and its threads (the kpc stat command).
+// Counts of one event for a whole process, or for every CPU (kp_process_t, kpc stat).
 struct ProcessCount {
     bool counted = false;    // false: `status` and `error` say why
     int status = KP_OK;      // KP_EUNAVAILABLE / KP_EUNSUPPORTED: this machine cannot count it
@@ -75,55 +76,62 @@ struct ProcessCount {
     // between two reads, taking its last work with it); reported as complete = 0.
     bool complete = true;
     std::string error;
-    // Where the value came from when it differs from ProcessCounters::source() (one set
-    // may mix sources); empty otherwise.
-    std::string source;
 };
 
-// Counters attached to a child process, created between fork and exec.
+// What a ProcessCounters can do. The defaults describe counters that are read once, after
+// the child exited, cannot pause, and have no per-thread rows.
+struct ProcessCapabilities {
+    bool reads_while_running = false;  // read() at any time, not only after child_exited()
+    bool can_pause = false;            // stop() and start() pause and resume counting
+    bool per_thread = false;           // thread_count() and read_thread() give rows
+    // What every count covers unless ProcessCounters::event_scope says otherwise for one.
+    kp_process_scope_t scope = KP_PROCESS_SCOPE_TREE;
+};
+
+// Counters on a whole process or on every CPU, from Backend::count_process.
 class ProcessCounters {
 public:
     virtual ~ProcessCounters() = default;
-    // Called once the child has exited and before it is reaped (it is still a zombie): a
-    // backend that reads the process's own totals reads them here. Never throws; read()
-    // reports what failed.
-    virtual void child_exited() noexcept {}
-    // One entry per event given to open_process, after the child has exited.
+    virtual ProcessCapabilities capabilities() const { return {}; }
+    // What event `index` (among those given to count_process) covers, where one set mixes
+    // scopes (Apple kperf: the fixed counters' events from the process's own totals, the
+    // rest system-wide). Known from creation. Default: capabilities().scope.
+    virtual kp_process_scope_t event_scope(size_t index) const {
+        (void)index;
+        return capabilities().scope;
+    }
+    // One entry per event given to count_process.
     virtual std::vector<ProcessCount> read() = 0;
-    // True when the counts cover every CPU rather than only the child (Apple's kpc cannot
-    // attach counters to another process).
-    virtual bool system_wide() const { return false; }
-    // Where the counts come from, for kpc stat's report: "process" (counters attached to
-    // the command and its children), "system" (every CPU), "proc_pid_rusage" (the
-    // command's own totals, kept by the kernel).
-    virtual const char *source() const { return system_wide() ? "system" : "process"; }
-
-    // What kp_process_t (core/process_counter) needs beyond kpc stat. The defaults describe
-    // a backend that reads once, after the child exited, and cannot pause.
-    // Throws the Error of the first event that could not be attached: open_process reports
+    // Throws the Error of the first event that could not be attached: count_process reports
     // those per event (kpc stat shows the rest); a kp_process_t refuses the whole set.
     virtual void require_all_events() const {}
     // As require_all_events, but only when no event at all could be attached (partial sets:
     // a handle that counts nothing is an error, not a result).
     virtual void require_some_event() const {}
-    // Called once the child's exec succeeded; returns when counting has begun in it.
+    // A spawned command: called once its exec succeeded; returns when counting has begun in it.
     virtual void child_execed() noexcept {}
-    // Whether read() may be called at any time, not only after child_exited().
-    virtual bool reads_while_running() const { return false; }
-    // source() for event `index` alone, where one set mixes sources (as ProcessCount::source
-    // says after a read); kp_process_event_scope reports it from the start.
-    virtual const char *event_source(size_t index) const {
-        (void)index;
-        return source();
-    }
-    // Whether stop() and start() pause and resume counting. Counting starts at creation.
-    virtual bool can_pause() const { return false; }
+    // A spawned command: called once it has exited and before it is reaped (still a zombie):
+    // counters that read the process's own totals read them here. Never throws; read()
+    // reports what failed.
+    virtual void child_exited() noexcept {}
+    // Pause and resume (capabilities().can_pause). Counting starts at creation.
     virtual void stop() {}
     virtual void start() {}
-    // Per-thread counters (kp_process_read_thread): how many, and one's counts with its
-    // thread id. Default: none (totals only).
+    // Per-thread rows (capabilities().per_thread; kp_process_read_thread): how many, and one
+    // row's counts with its thread id. Default: none, and read_thread() fails KP_EINVAL.
     virtual size_t thread_count() const { return 0; }
     virtual std::vector<ProcessCount> read_thread(size_t index, int &tid);
+};
+
+// What Backend::count_process counts.
+struct ProcessTarget {
+    enum class Kind {
+        spawned,   // a command libkpc started, held before its exec: count from the exec on
+        attached,  // a running process: its threads now and what they start, from now on
+        every_cpu  // every CPU, whatever runs there, from now on (KP_PROCESS_SYSTEM_WIDE)
+    };
+    Kind kind;
+    int pid;  // the process; unused for every_cpu
 };
 
 class Backend {
@@ -150,37 +158,15 @@ public:
     }
     // Open counters for `events` on the calling thread. Throws on failure.
     virtual std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) = 0;
-    // Count `events` in child process `pid` and every thread/child it creates, starting
-    // when it calls exec. Per-event failures are reported in ProcessCount::error rather
-    // than thrown; throws only when nothing can be counted. Default: unsupported.
-    virtual std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
-                                                          int pid);
-    // open_process with event groups (kpc stat -e '{a,b}'): `groups[i]` is event i's group
-    // number, or -1. The events of one group are scheduled on the PMU together, so they
-    // count over the same time. Default: open_process, for backends that never multiplex
-    // (kperf programs every counter at once, recount reads totals the kernel keeps), where
-    // every event counts over the whole run anyway.
-    virtual std::unique_ptr<ProcessCounters> open_process_grouped(
-        const std::vector<const Event *> &events, const std::vector<int> &groups, int pid) {
-        (void)groups;
-        return open_process(events, pid);
-    }
-    // Count `events` in the running process `pid` (its threads now, and the threads and
-    // processes they create from now on), starting now. Throws when nothing can be
-    // counted; may report refused events per event (require_all_events()). Default:
-    // unsupported (the defaults are defined in core/process_counter.cpp).
-    virtual std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
-                                                            int pid);
-    // attach_process with event groups, as open_process_grouped.
-    virtual std::unique_ptr<ProcessCounters> attach_process_grouped(
-        const std::vector<const Event *> &events, const std::vector<int> &groups, int pid) {
-        (void)groups;
-        return attach_process(events, pid);
-    }
-    // Count `events` on every CPU, whatever runs there, from now on (KP_PROCESS_SYSTEM_WIDE),
-    // with groups as open_process_grouped. Default: unsupported.
-    virtual std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
-                                                               const std::vector<int> &groups);
+    // Count `events` for `target`. `groups` is empty, or gives event i's group number (-1:
+    // none): the events of one group are scheduled on the PMU together (kpc stat -e
+    // '{a,b}'); a backend that never multiplexes may ignore it. Events that cannot be
+    // attached are reported per event (ProcessCount::error, require_all_events()); throws
+    // only when nothing can be counted. Default: KP_EUNSUPPORTED, saying what this backend
+    // cannot count (core/backend.cpp).
+    virtual std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
+                                                           const std::vector<const Event *> &events,
+                                                           const std::vector<int> &groups);
     // "" when new kp_thread_t handles of hardware events will be read in user space;
     // otherwise why not and the fix (kp_sampler_user_reads_reason). May probe; thread-safe.
     virtual const std::string &user_reads_refusal() const {

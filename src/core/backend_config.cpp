@@ -178,10 +178,6 @@ std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
     }
 }
 
-std::unique_ptr<ProcessCounters> Backend::open_process(const std::vector<const Event *> &, int) {
-    fail(KP_EUNSUPPORTED, std::string("the ") + name() + " backend cannot count another process");
-}
-
 #if !defined(KPC_HAVE_PERF_EVENT)
 std::unique_ptr<Backend> make_perf_event_backend(const std::string &) {
     fail(KP_EUNSUPPORTED,

@@ -6,37 +6,7 @@
 
 namespace kpc {
 
-// Backend's default: a backend that overrides nothing cannot attach to a running process.
-std::unique_ptr<ProcessCounters> Backend::attach_process(const std::vector<const Event *> &, int) {
-    fail(KP_EUNSUPPORTED, std::string("the ") + name() +
-                              " backend cannot count a process that is already running; "
-                              "kp_process_spawn counts a command it starts");
-}
-
-std::unique_ptr<ProcessCounters> Backend::count_system_wide(const std::vector<const Event *> &,
-                                                            const std::vector<int> &) {
-    fail(KP_EUNSUPPORTED, std::string("the ") + name() +
-                              " backend cannot count every CPU (system-wide)" +
-                              (kind() == KP_BACKEND_RECOUNT
-                                   ? ": macOS gives an unprivileged process only per-process "
-                                     "totals; run as root to use the kperf backend"
-                                   : ""));
-}
-
-std::vector<ProcessCount> ProcessCounters::read_thread(size_t index, int &) {
-    fail(KP_EINVAL, "thread index " + std::to_string(index) +
-                        " is out of range: these counters have no per-thread counts");
-}
-
 namespace {
-
-// What a count covers, from where the backend says it comes from (ProcessCounters::source).
-// A source this does not know is taken not to follow child processes: the narrower claim.
-kp_process_scope_t scope_of(const std::string &source) {
-    if (source == "system") return KP_PROCESS_SCOPE_SYSTEM;
-    if (source == "process") return KP_PROCESS_SCOPE_TREE;
-    return KP_PROCESS_SCOPE_PROCESS;
-}
 
 [[noreturn]] void released() {
     fail(KP_ESTATE, "the sampler was released (kp_sampler_release); create a new sampler to count again");
@@ -44,8 +14,13 @@ kp_process_scope_t scope_of(const std::string &source) {
 
 }  // namespace
 
-ProcessCounter::ProcessCounter(std::shared_ptr<Session> session, std::vector<const Event *> events)
-    : session_(std::move(session)), events_(std::move(events)) {}
+ProcessCounter::ProcessCounter(std::shared_ptr<Session> session,
+                               const std::vector<const Event *> &events,
+                               const ProcessOptions &options)
+    : session_(std::move(session)), options_(options) {
+    events_.resize(events.size());
+    for (size_t i = 0; i < events.size(); ++i) events_[i].event = events[i];
+}
 
 ProcessCounter::~ProcessCounter() {
     // Counters first, so nothing counts the child's killing; then ~HeldChild kills and
@@ -56,64 +31,63 @@ ProcessCounter::~ProcessCounter() {
 
 void ProcessCounter::check_can_count() {
     if (session_->released()) released();
-    status_.assign(events_.size(), KP_OK);
-    reasons_.assign(events_.size(), std::string());
-    attached_.clear();
     int next = 0;
-    for (size_t i = 0; i < events_.size(); ++i) {
-        const Event *e = events_[i];
+    for (EventRecord &r : events_) {
+        const Event *e = r.event;
         if (e->available) {
-            attached_.push_back(next++);
+            r.attached = next++;
             continue;
         }
-        if (!partial_)
+        if (!options_.partial)
             fail(KP_EUNAVAILABLE, "event '" + e->name + "' cannot be counted here: " +
                                       e->unavailable_reason, e->unavailable_os_code);
-        attached_.push_back(-1);  // partial: reported, never attached
-        status_[i] = KP_EUNAVAILABLE;
-        reasons_[i] = e->unavailable_reason;
+        r.status = KP_EUNAVAILABLE;  // partial: reported, never attached
+        r.reason = e->unavailable_reason;
     }
+}
+
+void ProcessCounter::open(const ProcessTarget &target) {
+    std::vector<const Event *> attach;
+    std::vector<int> groups;
+    for (size_t i = 0; i < events_.size(); ++i) {
+        if (events_[i].attached < 0) continue;
+        attach.push_back(events_[i].event);
+        if (!options_.groups.empty()) groups.push_back(options_.groups[i]);
+    }
+    if (attach.empty()) {
+        if (target.kind == ProcessTarget::Kind::spawned) return;  // partial: the command still runs
+        fail(events_[0].status, "none of the events can be counted here; the first, '" +
+                                    events_[0].event->name + "': " + events_[0].reason);
+    }
+    counters_ = session_->backend().count_process(target, attach, groups);
+    caps_ = counters_->capabilities();
+    if (options_.partial)
+        counters_->require_some_event();
+    else
+        counters_->require_all_events();
 }
 
 void ProcessCounter::finish_setup() {
-    for (size_t i = 0; i < events_.size(); ++i) {
+    for (EventRecord &r : events_) {
         if (!counters_)
-            scopes_.push_back(KP_PROCESS_SCOPE_TREE);  // partial with nothing countable
-        else if (attached_[i] < 0)
-            scopes_.push_back(scope_of(counters_->source()));
+            r.scope = KP_PROCESS_SCOPE_TREE;  // partial with nothing countable
+        else if (r.attached < 0)
+            r.scope = caps_.scope;
         else
-            scopes_.push_back(scope_of(counters_->event_source(static_cast<size_t>(attached_[i]))));
+            r.scope = counters_->event_scope(static_cast<size_t>(r.attached));
     }
     counting_.store(true, std::memory_order_release);
-}
-
-void ProcessCounter::countable(const ProcessOptions &options, std::vector<const Event *> &events,
-                               std::vector<int> &groups) const {
-    for (size_t i = 0; i < events_.size(); ++i) {
-        if (attached_[i] < 0) continue;
-        events.push_back(events_[i]);
-        groups.push_back(options.groups.empty() ? -1 : options.groups[i]);
-    }
 }
 
 std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> session,
                                                       std::vector<const Event *> events,
                                                       const std::vector<std::string> &argv,
                                                       const ProcessOptions &options) {
-    std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), std::move(events)));
-    p->partial_ = options.partial;
+    std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), events, options));
     p->check_can_count();
-    std::vector<const Event *> attach;
-    std::vector<int> groups;
-    p->countable(options, attach, groups);
     p->child_ = std::make_unique<HeldChild>(argv);
     p->pid_ = p->child_->pid();
-    Backend &backend = p->session_->backend();
-    if (!attach.empty()) {  // empty only when partial: the command still runs
-        p->counters_ = options.groups.empty() ? backend.open_process(attach, p->pid_)
-                                              : backend.open_process_grouped(attach, groups, p->pid_);
-        p->require_events();
-    }
+    p->open({ProcessTarget::Kind::spawned, p->pid_});
     p->child_->exec();
     if (p->counters_) p->counters_->child_execed();
     p->finish_setup();
@@ -123,45 +97,27 @@ std::unique_ptr<ProcessCounter> ProcessCounter::spawn(std::shared_ptr<Session> s
 std::unique_ptr<ProcessCounter> ProcessCounter::attach(std::shared_ptr<Session> session,
                                                        std::vector<const Event *> events, int pid,
                                                        const ProcessOptions &options) {
-    std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), std::move(events)));
-    p->partial_ = options.partial;
+    std::unique_ptr<ProcessCounter> p(new ProcessCounter(std::move(session), events, options));
     p->check_can_count();
     p->pid_ = pid;
-    std::vector<const Event *> attach;
-    std::vector<int> groups;
-    p->countable(options, attach, groups);
-    Backend &backend = p->session_->backend();
-    if (attach.empty())  // partial, and every event unavailable: nothing to attach
-        fail(p->status_[0], "none of the events can be counted here; the first, '" +
-                                p->events_[0]->name + "': " + p->reasons_[0]);
-    if (pid == KP_PROCESS_SYSTEM_WIDE)
-        p->counters_ = backend.count_system_wide(attach, groups);
-    else
-        p->counters_ = options.groups.empty() ? backend.attach_process(attach, pid)
-                                              : backend.attach_process_grouped(attach, groups, pid);
-    p->require_events();
+    p->open({pid == KP_PROCESS_SYSTEM_WIDE ? ProcessTarget::Kind::every_cpu
+                                           : ProcessTarget::Kind::attached,
+             pid});
     p->finish_setup();
     return p;
 }
 
-void ProcessCounter::require_events() const {
-    if (partial_)
-        counters_->require_some_event();
-    else
-        counters_->require_all_events();
-}
-
 void ProcessCounter::cannot_pause() const {
     fail(KP_EUNSUPPORTED, std::string("the ") + session_->backend().name() +
-                              " backend reads the process's own totals (" + counters_->source() +
-                              "), which cover its whole life and cannot be paused");
+                              " backend's process counters cover the process's whole life "
+                              "and cannot be paused");
 }
 
 void ProcessCounter::start() {
     std::lock_guard<std::mutex> lock(mu_);
     if (session_->released()) released();
     if (counting()) return;
-    if (counters_ && !counters_->can_pause()) cannot_pause();
+    if (counters_ && !caps_.can_pause) cannot_pause();
     if (counters_) counters_->start();
     counting_.store(true, std::memory_order_release);
 }
@@ -169,7 +125,7 @@ void ProcessCounter::start() {
 void ProcessCounter::stop() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!counting()) return;
-    if (counters_ && !counters_->can_pause()) cannot_pause();
+    if (counters_ && !caps_.can_pause) cannot_pause();
     counting_.store(false, std::memory_order_release);  // even if the backend fails
     if (counters_) counters_->stop();
 }
@@ -186,10 +142,10 @@ void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uin
                           uint64_t *running_ns) {
     std::lock_guard<std::mutex> lock(mu_);
     check_buffers(count, "kp_process_read");
-    if (counters_ && !counters_->reads_while_running() && !exited_)
+    if (counters_ && !caps_.reads_while_running && !exited_)
         fail(KP_ESTATE, std::string("the ") + session_->backend().name() +
-                            " backend reads the process's totals (" + counters_->source() +
-                            ") once it has ended: call kp_process_wait first");
+                            " backend reads the process's totals once it has ended: call "
+                            "kp_process_wait first");
     std::vector<ProcessCount> counts;
     if (counters_) counts = counters_->read();
     report(counts, values, complete, enabled_ns, running_ns);
@@ -197,20 +153,20 @@ void ProcessCounter::read(uint64_t *values, uint8_t *complete, size_t count, uin
 
 void ProcessCounter::report(const std::vector<ProcessCount> &counts, uint64_t *values,
                             uint8_t *complete, uint64_t *enabled_ns, uint64_t *running_ns) {
-    if (!partial_)
+    if (!options_.partial)
         for (const ProcessCount &c : counts)
             if (!c.counted) fail(c.status, c.error);
     for (size_t i = 0; i < events_.size(); ++i) {
-        const ProcessCount *c = attached_[i] < 0 ? nullptr : &counts.at(static_cast<size_t>(attached_[i]));
+        EventRecord &r = events_[i];
+        const ProcessCount *c = r.attached < 0 ? nullptr : &counts.at(static_cast<size_t>(r.attached));
         if (c && c->counted) {
-            status_[i] = KP_OK;
-            reasons_[i].clear();
+            r.status = KP_OK;
+            r.reason.clear();
         } else if (c) {  // partial: reported per event
-            status_[i] = c->status == KP_OK ? KP_EKERNEL : c->status;
-            reasons_[i] = c->error;
+            r.status = c->status == KP_OK ? KP_EKERNEL : c->status;
+            r.reason = c->error;
         }
         bool counted = c && c->counted;
-        if (c && !c->source.empty()) scopes_[i] = scope_of(c->source);
         values[i] = counted ? c->value : 0;
         if (complete) complete[i] = counted && c->complete && c->enabled_ns == c->running_ns ? 1 : 0;
         if (enabled_ns) enabled_ns[i] = counted ? c->enabled_ns : 0;
@@ -220,13 +176,13 @@ void ProcessCounter::report(const std::vector<ProcessCount> &counts, uint64_t *v
 
 size_t ProcessCounter::thread_count() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return counters_ ? counters_->thread_count() : 0;
+    return counters_ && caps_.per_thread ? counters_->thread_count() : 0;
 }
 
 void ProcessCounter::read_thread(size_t index, int &tid, uint64_t *values, uint8_t *complete,
                                  size_t count) {
     std::lock_guard<std::mutex> lock(mu_);
-    const size_t threads = counters_ ? counters_->thread_count() : 0;
+    const size_t threads = counters_ && caps_.per_thread ? counters_->thread_count() : 0;
     if (index >= threads)
         fail(KP_EINVAL, "kp_process_read_thread: index " + std::to_string(index) +
                             " is out of range: the handle has " + std::to_string(threads) +
@@ -237,9 +193,9 @@ void ProcessCounter::read_thread(size_t index, int &tid, uint64_t *values, uint8
 
 bool ProcessCounter::status(size_t index, int &code, const char *&reason) const {
     std::lock_guard<std::mutex> lock(mu_);
-    if (index >= status_.size()) return false;
-    code = status_[index];
-    reason = reasons_[index].c_str();
+    if (index >= events_.size()) return false;
+    code = events_[index].status;
+    reason = events_[index].reason.c_str();
     return true;
 }
 
@@ -266,7 +222,7 @@ ProcessExit ProcessCounter::wait() {
 
 int ProcessCounter::scope(size_t index) const {
     std::lock_guard<std::mutex> lock(mu_);
-    return index < scopes_.size() ? scopes_[index] : -1;
+    return index < events_.size() ? events_[index].scope : -1;
 }
 
 }  // namespace kpc

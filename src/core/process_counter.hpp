@@ -55,7 +55,11 @@ public:
     ProcessExit wait();
 
     int pid() const noexcept { return pid_; }
-    const std::vector<const Event *> &events() const noexcept { return events_; }
+    size_t event_count() const noexcept { return events_.size(); }
+    // Event `index`, or nullptr when out of range.
+    const Event *event(size_t index) const noexcept {
+        return index < events_.size() ? events_[index].event : nullptr;
+    }
     // kp_process_scope_t of event `index`, or -1 when out of range.
     int scope(size_t index) const;
     // Event `index`'s status as of creation or the last read (KP_OK: counted), and why
@@ -63,32 +67,38 @@ public:
     bool status(size_t index, int &code, const char *&reason) const;
 
 private:
-    ProcessCounter(std::shared_ptr<Session> session, std::vector<const Event *> events);
-    // Refuses a released session and events this machine cannot count, as kp_thread_new does.
+    // One per event of the handle. `event` and `attached` are fixed at creation; the rest
+    // a read may update (mu_).
+    struct EventRecord {
+        const Event *event = nullptr;
+        int attached = -1;  // its index among the events given to the backend; -1: not
+                            // countable here (partial sets only)
+        kp_process_scope_t scope = KP_PROCESS_SCOPE_TREE;
+        int status = KP_OK;  // KP_OK: counted; else why not
+        std::string reason;  // "" when counted
+    };
+
+    ProcessCounter(std::shared_ptr<Session> session, const std::vector<const Event *> &events,
+                   const ProcessOptions &options);
+    // Refuses a released session and events this machine cannot count, as kp_thread_new
+    // does; a partial set keeps them, reported per event.
     void check_can_count();
-    // The events check_can_count() let through, with their groups (-1 without groups).
-    void countable(const ProcessOptions &options, std::vector<const Event *> &events,
-                   std::vector<int> &groups) const;
-    // Per-event results of a read into the caller's buffers; updates status_ and scopes_.
+    // Attaches the countable events to `target` through the backend, then checks them.
+    void open(const ProcessTarget &target);
+    // Per-event results of a read into the caller's buffers; updates the records.
     void report(const std::vector<ProcessCount> &counts, uint64_t *values, uint8_t *complete,
                 uint64_t *enabled_ns, uint64_t *running_ns);
     void check_buffers(size_t count, const char *fn) const;
-    // After the backend attached: a partial set needs one event counted, else every one.
-    void require_events() const;
-    void finish_setup();  // scope, counting state
+    void finish_setup();  // scopes, counting state
     [[noreturn]] void cannot_pause() const;
 
     std::shared_ptr<Session> session_;
-    std::vector<const Event *> events_;
+    std::vector<EventRecord> events_;
+    ProcessOptions options_;
     std::unique_ptr<HeldChild> child_;  // spawned only
     std::unique_ptr<ProcessCounters> counters_;
+    ProcessCapabilities caps_;  // counters_'s, fixed at creation
     int pid_ = -1;
-    std::vector<kp_process_scope_t> scopes_;  // per event; a read may correct them (mu_)
-    // Per event: its index among the attached events, or -1 (partial: not countable here).
-    std::vector<int> attached_;
-    std::vector<int> status_;           // per event: KP_OK or why it is not counted (mu_)
-    std::vector<std::string> reasons_;  // per event, "" when counted (mu_)
-    bool partial_ = false;
     mutable std::mutex mu_;
     std::atomic<bool> counting_{false};
     bool exited_ = false;  // the spawned child was waited for; exit_ holds the result

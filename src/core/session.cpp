@@ -11,13 +11,6 @@ Session::Session(const BackendConfig &config) : backend_(make_backend(config)) {
     backend_->populate(events_);
 }
 
-void Backend::apply_modifiers(Event &e) const {
-    fail(KP_EUNSUPPORTED, "event '" + e.name + "': the " + std::string(name()) +
-                              " backend does not take perf's :u/:k modifiers (it cannot choose "
-                              "the modes an event counts); name the event without them "
-                              "(docs/events.md says what each backend counts)");
-}
-
 Session::~Session() {
     try {
         release();

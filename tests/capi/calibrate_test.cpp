@@ -6,18 +6,11 @@
 #include <cstdint>
 #include <thread>
 
+#include "common/thread_handles.hpp"
+
 namespace {
 
-struct Handles {
-    kp_sampler_t *s = nullptr;
-    kp_thread_t *t = nullptr;
-    ~Handles() {
-        kp_thread_free(t);
-        kp_sampler_free(s);
-    }
-};
-
-void open(Handles *h, const char *const *names, size_t n) {
+void open(ThreadHandles *h, const char *const *names, size_t n) {
     ASSERT_EQ(kp_sampler_new(&h->s, nullptr), KP_OK) << kp_error_last_message();
     ASSERT_EQ(kp_thread_new(&h->t, h->s, names, n), KP_OK) << kp_error_last_message();
 }
@@ -25,7 +18,7 @@ void open(Handles *h, const char *const *names, size_t n) {
 }  // namespace
 
 TEST(Calibrate, EmptyRegionCostsLittleTimeAndNoPageFaults) {
-    Handles h;
+    ThreadHandles h;
     const char *names[] = {"task-clock", "page-faults"};
     open(&h, names, 2);
     ASSERT_EQ(kp_thread_start(h.t), KP_OK) << kp_error_last_message();
@@ -45,7 +38,7 @@ TEST(Calibrate, EmptyRegionCostsLittleTimeAndNoPageFaults) {
 }
 
 TEST(Calibrate, RefusesBadArgumentsWithTheReason) {
-    Handles h;
+    ThreadHandles h;
     const char *names[] = {"task-clock", "page-faults"};
     open(&h, names, 2);
     uint64_t off[2];

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "exact_loop.hpp"
+#include "common/thread_handles.hpp"
 
 namespace {
 
@@ -22,16 +23,7 @@ __attribute__((noinline)) int empty_region(kp_thread_t *t, uint64_t *a, uint64_t
     return a[0] != ~uint64_t{0} ? KP_OK : kp_error_last_status();
 }
 
-struct Handles {
-    kp_sampler_t *s = nullptr;
-    kp_thread_t *t = nullptr;
-    ~Handles() {
-        kp_thread_free(t);
-        kp_sampler_free(s);
-    }
-};
-
-void open_started(Handles *h) {
+void open_started(ThreadHandles *h) {
     ASSERT_EQ(kp_sampler_new(&h->s, nullptr), KP_OK) << kp_error_last_message();
     const char *names[] = {"instructions", "cycles"};
     ASSERT_EQ(kp_thread_new(&h->t, h->s, names, 2), KP_OK) << kp_error_last_message();
@@ -40,7 +32,7 @@ void open_started(Handles *h) {
 
 TEST(Calibrate, OffsetIsExactlyAnEmptyRegionsCost) {
     KPC_PMU_REQUIRE_GUEST();
-    Handles h;
+    ThreadHandles h;
     open_started(&h);
     uint64_t off[2] = {0, 0};
     ASSERT_EQ(kp_thread_calibrate(h.t, off, 2, 0), KP_OK) << kp_error_last_message();
@@ -64,7 +56,7 @@ TEST(Calibrate, OffsetIsExactlyAnEmptyRegionsCost) {
 
 TEST(Calibrate, SubtractingTheOffsetLeavesTheLoop) {
     KPC_PMU_REQUIRE_GUEST();
-    Handles h;
+    ThreadHandles h;
     open_started(&h);
     uint64_t off[2];
     ASSERT_EQ(kp_thread_calibrate(h.t, off, 2, 10), KP_OK) << kp_error_last_message();

@@ -64,9 +64,9 @@ protected:
         }
         close(go[0]);
         try {
-            counters_ = s_->session->backend().open_process(events, pid);
+            counters_ = s_->session->backend().count_process({kpc::ProcessTarget::Kind::spawned, pid}, events, {});
         } catch (const kpc::Error &e) {
-            ADD_FAILURE() << "open_process: " << e.what();
+            ADD_FAILURE() << "count_process: " << e.what();
         }
         EXPECT_EQ(write(go[1], "g", 1), 1);
         close(go[1]);
@@ -102,16 +102,12 @@ protected:
 
 TEST_F(KperfOwnTotals, FixedEventsFromTheChildsTotalsOthersSystemWide) {
     run({"cycles", "branches", "instructions"});
-    EXPECT_TRUE(counters_->system_wide());
-    EXPECT_STREQ(counters_->source(), "system");
+    EXPECT_EQ(counters_->capabilities().scope, KP_PROCESS_SCOPE_SYSTEM);
     for (const kpc::ProcessCount &c : counts_) EXPECT_TRUE(c.counted) << c.error;
-    EXPECT_EQ(counts_[0].source, "proc_pid_rusage");
-    EXPECT_EQ(counts_[1].source, "system");
-    EXPECT_EQ(counts_[2].source, "proc_pid_rusage");
-    // Each event's source is known before any read (kp_process_event_scope reports it).
-    EXPECT_STREQ(counters_->event_source(0), "proc_pid_rusage");
-    EXPECT_STREQ(counters_->event_source(1), "system");
-    EXPECT_STREQ(counters_->event_source(2), "proc_pid_rusage");
+    // Each event's scope is known from creation (kp_process_event_scope reports it).
+    EXPECT_EQ(counters_->event_scope(0), KP_PROCESS_SCOPE_PROCESS);
+    EXPECT_EQ(counters_->event_scope(1), KP_PROCESS_SCOPE_SYSTEM);
+    EXPECT_EQ(counters_->event_scope(2), KP_PROCESS_SCOPE_PROCESS);
     expect_cycles_track_child_cpu(counts_[0].value);
     EXPECT_EQ(counts_[2].value, 2 * counts_[0].value);  // one record: exactly IPC 2
     EXPECT_GT(counts_[1].value, 0u);
@@ -119,10 +115,9 @@ TEST_F(KperfOwnTotals, FixedEventsFromTheChildsTotalsOthersSystemWide) {
 
 TEST_F(KperfOwnTotals, OnlyFixedEventsAreAllTheProcesssOwn) {
     run({"instructions", "cycles"});
-    EXPECT_FALSE(counters_->system_wide());
-    EXPECT_STREQ(counters_->source(), "proc_pid_rusage");
-    EXPECT_EQ(counts_[0].source, "proc_pid_rusage");
-    EXPECT_EQ(counts_[1].source, "proc_pid_rusage");
+    EXPECT_EQ(counters_->capabilities().scope, KP_PROCESS_SCOPE_PROCESS);
+    EXPECT_EQ(counters_->event_scope(0), KP_PROCESS_SCOPE_PROCESS);
+    EXPECT_EQ(counters_->event_scope(1), KP_PROCESS_SCOPE_PROCESS);
     ASSERT_TRUE(counts_[1].counted) << counts_[1].error;
     expect_cycles_track_child_cpu(counts_[1].value);
     EXPECT_EQ(counts_[0].value, 2 * counts_[1].value);
@@ -133,11 +128,10 @@ TEST_F(KperfOwnTotals, OnlyFixedEventsAreAllTheProcesssOwn) {
 TEST_F(KperfOwnTotals, WithoutLibSystemEverythingIsSystemWide) {
     unsetenv("KPC_LIBSYSTEM_PATH");
     run({"cycles", "instructions"});
-    EXPECT_TRUE(counters_->system_wide());
-    EXPECT_STREQ(counters_->source(), "system");
-    for (const kpc::ProcessCount &c : counts_) {
-        EXPECT_TRUE(c.counted) << c.error;
-        EXPECT_TRUE(c.source.empty() || c.source == "system") << c.source;
+    EXPECT_EQ(counters_->capabilities().scope, KP_PROCESS_SCOPE_SYSTEM);
+    for (size_t i = 0; i < counts_.size(); ++i) {
+        EXPECT_TRUE(counts_[i].counted) << counts_[i].error;
+        EXPECT_EQ(counters_->event_scope(i), KP_PROCESS_SCOPE_SYSTEM);
     }
 }
 
@@ -146,9 +140,9 @@ TEST_F(KperfOwnTotals, KernelWithoutCountsFallsBackToSystemWide) {
     setenv("RCSIM_VM", "1", 1);
     rcsim_reset();
     run({"cycles"});
-    EXPECT_TRUE(counters_->system_wide());
+    EXPECT_EQ(counters_->capabilities().scope, KP_PROCESS_SCOPE_SYSTEM);
     ASSERT_TRUE(counts_[0].counted) << counts_[0].error;
-    EXPECT_NE(counts_[0].source, "proc_pid_rusage");
+    EXPECT_EQ(counters_->event_scope(0), KP_PROCESS_SCOPE_SYSTEM);
     EXPECT_GT(counts_[0].value, 0u);
 }
 

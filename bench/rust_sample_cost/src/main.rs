@@ -14,8 +14,10 @@
 //! all on the same handle, timed with the thread's CPU time (other processes' turns on a
 //! busy machine are not counted). It prints the median ns per call of each, the median
 //! over rounds of each / C (paired per round, which cancels load that changes between
-//! rounds) with its interquartile range, and the heap allocations made by the sample
-//! loops, counted by this program's global allocator: they must be 0, else it exits 1.
+//! rounds) with its interquartile range, the absolute overhead per call (sample and
+//! sample_into minus the FFI loop, and the FFI loop minus C, paired per round), and the
+//! heap allocations made by the sample loops, counted by this program's global allocator:
+//! they must be 0, else it exits 1.
 //! Nothing is asserted on time.
 //!
 //! Run (from a CMake build tree; CTest's rust_sample_cost runs a short pass):
@@ -141,6 +143,22 @@ fn main() {
                 quantile(&ratios, 0.75)
             );
         }
+    }
+    // Absolute costs, paired within each round: they stay meaningful when the C sample gets
+    // cheap and every ratio to it grows.
+    println!(
+        "absolute overhead per call, ns (median over rounds of the paired difference; C sample {:.1} ns):",
+        median(c)
+    );
+    for &(a, b) in &[(2, 1), (3, 1), (1, 0)] {
+        let d: Vec<f64> = per_call[a].iter().zip(&per_call[b]).map(|(x, y)| x - y).collect();
+        println!(
+            "{:<80} {:>8.1} {:>8.1} to {:.1}",
+            format!("{} - {}", labels[a], labels[b]),
+            median(&d),
+            quantile(&d, 0.25),
+            quantile(&d, 0.75)
+        );
     }
     println!(
         "allocations in {} sample and sample_into calls: {} (checksum {})",

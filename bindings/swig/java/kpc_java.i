@@ -180,6 +180,8 @@ KPJ_CHECK_STATUS(kp_thread::sampleInto)
 KPJ_CHECK_STATUS(kp_thread::sampleFullInto)
 KPJ_CHECK_STATUS(kp_thread::calibrateInto)
 KPJ_CHECK_POINTER(kp_sampler::kp_sampler)
+KPJ_CHECK_STATUS(kp_sampler::fixedCounters)
+KPJ_CHECK_STATUS(kp_sampler::configurableCounters)
 KPJ_CHECK_POINTER(kp_sampler::find)
 KPJ_CHECK_POINTER(kp_sampler::newCounters)
 KPJ_CHECK_POINTER(kp_sampler::spawnProcess)
@@ -426,16 +428,18 @@ KPJ_CHECK_STATUS(kp_process::waitInto)
     kp_sampler_free($self);
   }
 
-  unsigned int fixedCounters() {
+  /* kp_sampler_counter_count: the count, or a negative kp_status (thrown): KP_EUNSUPPORTED
+   * when the OS does not tell the count, which is then unknown rather than 0. */
+  int fixedCounters() {
     uint32_t fixed = 0;
-    kp_sampler_counter_count(&fixed, NULL, $self);
-    return fixed;
+    int status = kp_sampler_counter_count(&fixed, NULL, $self);
+    return status < 0 ? status : (int)fixed;
   }
 
-  unsigned int configurableCounters() {
+  int configurableCounters() {
     uint32_t configurable = 0;
-    kp_sampler_counter_count(NULL, &configurable, $self);
-    return configurable;
+    int status = kp_sampler_counter_count(NULL, &configurable, $self);
+    return status < 0 ? status : (int)configurable;
   }
 
   /* kp_sampler_event_find; the event is borrowed from the sampler's session. */

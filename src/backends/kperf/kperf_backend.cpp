@@ -412,13 +412,14 @@ std::unique_ptr<ThreadCounters> KperfBackend::open(const std::vector<const Event
                                                  std::move(prog));
 }
 
-std::unique_ptr<ProcessCounters> KperfBackend::open_process(const std::vector<const Event *> &events,
-                                                            int pid) {
-    if (std::unique_ptr<ProcessCounters> split = open_split_process(events, pid)) return split;
-    // kpc cannot attach counters to another process: every event counts system-wide.
-    KpcProgram prog = program(events);
+std::unique_ptr<ProcessCounters> KperfBackend::count_process(const ProcessTarget &target,
+                                                             const std::vector<const Event *> &events,
+                                                             const std::vector<int> & /*groups*/) {
+    if (target.kind == ProcessTarget::Kind::spawned)
+        if (std::unique_ptr<ProcessCounters> split = open_split_process(events, target.pid))
+            return split;
     return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
-                                            std::move(prog));
+                                            program(events));
 }
 
 std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
@@ -461,19 +462,6 @@ std::unique_ptr<ProcessCounters> KperfBackend::open_split_process(
     auto rusage = recount::RusageProcessCounters::totals(*lib, specs, pid);
     return std::make_unique<SplitProcessCounters>(std::move(lib), std::move(rusage), std::move(own),
                                                   std::move(system_wide), std::move(system));
-}
-
-std::unique_ptr<ProcessCounters> KperfBackend::attach_process(const std::vector<const Event *> &events,
-                                                              int /*pid: kpc counts system-wide*/) {
-    return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
-                                            program(events));
-}
-
-// kpc never multiplexes, so groups change nothing; every counter counts on every CPU.
-std::unique_ptr<ProcessCounters> KperfBackend::count_system_wide(const std::vector<const Event *> &events,
-                                                                 const std::vector<int> & /*groups*/) {
-    return std::make_unique<SystemCounters>(frameworks_.api(), kernel_, this, released_,
-                                            program(events));
 }
 
 }  // namespace kpc::kperf

@@ -44,13 +44,12 @@ public:
     // Everything else is refused with why (apple-kperf.md 2.6, 7.4).
     void apply_modifiers(Event &e) const override;
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
-    std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
-                                                  int pid) override;
-    // kp_process_attach: every event system-wide (kpc cannot attach to another process).
-    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
-                                                    int pid) override;
-    std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
-                                                       const std::vector<int> &groups) override;
+    // kpc cannot attach counters to another process: every event counts system-wide,
+    // except, for a spawned command, the fixed counters' events where libSystem keeps the
+    // process's own totals (open_split_process). kpc never multiplexes: groups change nothing.
+    std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
+                                                   const std::vector<const Event *> &events,
+                                                   const std::vector<int> &groups) override;
     void release() override;
 
     const kp_kperf_api_t &api() const { return frameworks_.api(); }

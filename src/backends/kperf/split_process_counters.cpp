@@ -12,11 +12,21 @@ SplitProcessCounters::SplitProcessCounters(std::unique_ptr<recount::LibSystem> l
     : lib_(std::move(lib)), rusage_(std::move(rusage)), own_(std::move(own)),
       system_(std::move(system_wide)), system_at_(std::move(system)) {}
 
-// Known from creation, so kp_process_event_scope is right before the first read.
-const char *SplitProcessCounters::event_source(size_t index) const {
+ProcessCapabilities SplitProcessCounters::capabilities() const {
+    ProcessCapabilities caps = rusage_->capabilities();
+    if (system_) {
+        const ProcessCapabilities sys = system_->capabilities();
+        caps.reads_while_running = caps.reads_while_running && sys.reads_while_running;
+        caps.can_pause = caps.can_pause && sys.can_pause;
+        caps.scope = sys.scope;
+    }
+    return caps;
+}
+
+kp_process_scope_t SplitProcessCounters::event_scope(size_t index) const {
     for (size_t own : own_)
-        if (own == index) return rusage_->source();
-    return system_ ? system_->source() : rusage_->source();
+        if (own == index) return rusage_->capabilities().scope;
+    return capabilities().scope;
 }
 
 // Both halves stop, even if one fails; the first failure is reported.
@@ -52,13 +62,11 @@ std::vector<ProcessCount> SplitProcessCounters::read() {
     std::vector<ProcessCount> own = rusage_->read();
     for (size_t i = 0; i < own_.size(); ++i) {
         out[own_[i]] = std::move(own[i]);
-        out[own_[i]].source = rusage_->source();
     }
     if (system_) {
         std::vector<ProcessCount> sys = system_->read();
         for (size_t i = 0; i < system_at_.size(); ++i) {
             out[system_at_[i]] = std::move(sys[i]);
-            out[system_at_[i]].source = system_->source();
         }
     }
     return out;

@@ -3,7 +3,7 @@
 // while it runs and, at its end, before it is reaped, as on the recount backend; the other
 // events stay system-wide (SystemCounters), since kpc cannot attach counters to another
 // process. Both halves read while running and pause together. Each count says where it
-// came from (ProcessCount::source).
+// came from (event_scope).
 #pragma once
 
 #include <memory>
@@ -18,7 +18,7 @@ namespace kpc::kperf {
 
 class SplitProcessCounters final : public ProcessCounters {
 public:
-    // `own[i]` / `system[i]`: the positions, in the events given to open_process, of the
+    // `own[i]` / `system[i]`: the positions, in the events given to count_process, of the
     // counts `rusage` / `system_wide` return in order. `system_wide` may be null (every
     // event is a process total). `lib` is what `rusage` reads through.
     SplitProcessCounters(std::unique_ptr<recount::LibSystem> lib,
@@ -27,17 +27,11 @@ public:
                          std::vector<size_t> system);
     void child_exited() noexcept override { rusage_->child_exited(); }
     std::vector<ProcessCount> read() override;
-    bool system_wide() const override { return system_ != nullptr; }
-    bool reads_while_running() const override {
-        return rusage_->reads_while_running() && (!system_ || system_->reads_while_running());
-    }
-    bool can_pause() const override {
-        return rusage_->can_pause() && (!system_ || system_->can_pause());
-    }
+    // What both halves can do; the scope of the set is the wider one.
+    ProcessCapabilities capabilities() const override;
     void stop() override;
     void start() override;
-    const char *source() const override { return system_ ? "system" : rusage_->source(); }
-    const char *event_source(size_t index) const override;
+    kp_process_scope_t event_scope(size_t index) const override;
 
 private:
     std::unique_ptr<recount::LibSystem> lib_;  // declared first: outlives rusage_

@@ -22,9 +22,9 @@ public:
     ~SystemCounters() override;
     // The totals so far; counting goes on (the destructor ends it).
     std::vector<ProcessCount> read() override;
-    bool system_wide() const override { return true; }
-    bool reads_while_running() const override { return true; }
-    bool can_pause() const override { return true; }
+    ProcessCapabilities capabilities() const override {
+        return {true, true, false, KP_PROCESS_SCOPE_SYSTEM};
+    }
     void stop() override;
     void start() override;
 

@@ -136,30 +136,14 @@ public:
         return std::make_unique<EventGroup>(events, user_reads_off_);
     }
 
-    std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
-                                                  int pid) override {
-        return ProcessEvents::for_child(events, pid);
-    }
-
-    std::unique_ptr<ProcessCounters> open_process_grouped(const std::vector<const Event *> &events,
-                                                          const std::vector<int> &groups,
-                                                          int pid) override {
-        return ProcessEvents::for_child(events, pid, groups);
-    }
-
-    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
-                                                    int pid) override {
-        return ProcessEvents::attach(events, pid);
-    }
-
-    std::unique_ptr<ProcessCounters> attach_process_grouped(const std::vector<const Event *> &events,
-                                                            const std::vector<int> &groups,
-                                                            int pid) override {
-        return ProcessEvents::attach(events, pid, groups);
-    }
-
-    std::unique_ptr<ProcessCounters> count_system_wide(const std::vector<const Event *> &events,
-                                                       const std::vector<int> &groups) override {
+    std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
+                                                   const std::vector<const Event *> &events,
+                                                   const std::vector<int> &groups) override {
+        switch (target.kind) {
+            case ProcessTarget::Kind::spawned: return ProcessEvents::for_child(events, target.pid, groups);
+            case ProcessTarget::Kind::attached: return ProcessEvents::attach(events, target.pid, groups);
+            case ProcessTarget::Kind::every_cpu: break;
+        }
         return ProcessEvents::system_wide(events, groups);
     }
 

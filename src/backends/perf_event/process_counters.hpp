@@ -32,15 +32,17 @@ public:
     ProcessEvents(const ProcessEvents &) = delete;
     ProcessEvents &operator=(const ProcessEvents &) = delete;
 
+    // Live reads and pauses; per-thread rows unless the targets are CPUs.
+    ProcessCapabilities capabilities() const override {
+        const bool cpus = mode_ == Mode::system;
+        return {true, true, !cpus, cpus ? KP_PROCESS_SCOPE_SYSTEM : KP_PROCESS_SCOPE_TREE};
+    }
     std::vector<ProcessCount> read() override;
-    bool system_wide() const override { return mode_ == Mode::system; }
     size_t thread_count() const override { return mode_ == Mode::system ? 0 : targets_.size(); }
     std::vector<ProcessCount> read_thread(size_t index, int &tid) override;
     void require_all_events() const override;
     void require_some_event() const override;
     void child_execed() noexcept override;
-    bool reads_while_running() const override { return true; }
-    bool can_pause() const override { return true; }
     void stop() override;
     void start() override;
 

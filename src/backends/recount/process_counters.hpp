@@ -47,9 +47,10 @@ public:
     bool counts_any() const;
     void child_exited() noexcept override;
     std::vector<ProcessCount> read() override;
-    const char *source() const override { return "proc_pid_rusage"; }
-    bool reads_while_running() const override { return true; }
-    bool can_pause() const override { return true; }
+    // The process's own totals: live, pausable (banked), not its children's.
+    ProcessCapabilities capabilities() const override {
+        return {true, true, false, KP_PROCESS_SCOPE_PROCESS};
+    }
     void stop() override;
     void start() override;
 

@@ -215,21 +215,21 @@ std::unique_ptr<ThreadCounters> RecountBackend::open(const std::vector<const Eve
                                                    layout, specs);
 }
 
-std::unique_ptr<ProcessCounters> RecountBackend::open_process(const std::vector<const Event *> &events,
-                                                              int pid) {
-    return open_rusage(events, pid);
-}
-
 // Another process's totals: macOS lets the caller read them when both have the same
 // effective uid, or when the caller holds PRIV_GLOBAL_PROC_INFO, as root does; else EPERM
 // (proc_pid_rusage → proc_security_policy(p, PROC_INFO_CALL_PIDRUSAGE, flavor,
 // CHECK_SAME_USER), bsd/kern/proc_info.c, xnu-11417). A sandbox (MAC) may refuse too. No
-// task port or entitlement is needed.
-std::unique_ptr<ProcessCounters> RecountBackend::attach_process(const std::vector<const Event *> &events,
-                                                                int pid) {
-    std::unique_ptr<RusageProcessCounters> counters = open_rusage(events, pid);
-    if (!counters->counts_any()) counters->require_all_events();  // throws: nothing to count
-    counters->count_from_now();
+// task port or entitlement is needed. Totals never multiplex: groups change nothing.
+std::unique_ptr<ProcessCounters> RecountBackend::count_process(const ProcessTarget &target,
+                                                               const std::vector<const Event *> &events,
+                                                               const std::vector<int> &groups) {
+    if (target.kind == ProcessTarget::Kind::every_cpu)
+        return Backend::count_process(target, events, groups);  // refused, with why
+    std::unique_ptr<RusageProcessCounters> counters = open_rusage(events, target.pid);
+    if (target.kind == ProcessTarget::Kind::attached) {
+        if (!counters->counts_any()) counters->require_all_events();  // throws: nothing to count
+        counters->count_from_now();
+    }
     return counters;
 }
 

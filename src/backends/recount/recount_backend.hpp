@@ -32,10 +32,11 @@ public:
     void check_access() const override;
     void populate(EventDatabase &db) override;
     std::unique_ptr<ThreadCounters> open(const std::vector<const Event *> &events) override;
-    std::unique_ptr<ProcessCounters> open_process(const std::vector<const Event *> &events,
-                                                  int pid) override;
-    std::unique_ptr<ProcessCounters> attach_process(const std::vector<const Event *> &events,
-                                                    int pid) override;
+    // A process's own totals (proc_pid_rusage): a spawned command's from its creation, an
+    // attached one's from now. Not every CPU: the default refuses it, saying why.
+    std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
+                                                   const std::vector<const Event *> &events,
+                                                   const std::vector<int> &groups) override;
     void release() override { released_.store(true, std::memory_order_release); }
     std::string unknown_event_hint() const override;
     // ":uk" on instructions and cycles (the kernel's totals are of both modes); anything

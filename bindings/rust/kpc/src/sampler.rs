@@ -1,7 +1,7 @@
 //! Sampler: a counting session (backend, CPU, event database, counter ownership).
 
 use std::ffi::CString;
-use std::os::raw::c_char;
+use std::os::raw::{c_char, c_int};
 use std::ptr::{self, NonNull};
 
 use crate::error::{check, Result, SamplerError, Status};
@@ -180,15 +180,17 @@ impl Sampler {
         ffi::owned(unsafe { ffi::kp_sampler_pmu_name(self.raw.as_ptr()) }).unwrap_or_default()
     }
 
-    /// Number of hardware counters: (fixed, configurable). (0, 0) without a PMU, and also
-    /// when the OS does not tell how many there are (`kp_sampler_counter_count` returns
-    /// `KP_EUNSUPPORTED` then).
-    pub fn counter_counts(&self) -> (u32, u32) {
-        let (mut fixed, mut configurable) = (0, 0);
-        // SAFETY: valid out pointers, live sampler. Its only other failure, an unknown
-        // count, leaves both at 0.
-        unsafe { ffi::kp_sampler_counter_count(&mut fixed, &mut configurable, self.raw.as_ptr()) };
-        (fixed, configurable)
+    /// Number of hardware counters: (fixed, configurable); (0, 0) without a PMU.
+    ///
+    /// # Errors
+    /// [`Status::Unsupported`] when the OS does not tell how many there are
+    /// (`kp_sampler_counter_count` returns `KP_EUNSUPPORTED`; the message says why): the
+    /// counts are then unknown, not zero.
+    pub fn counter_counts(&self) -> Result<(u32, u32)> {
+        counts_from(|fixed, configurable| {
+            // SAFETY: valid out pointers, live sampler.
+            unsafe { ffi::kp_sampler_counter_count(fixed, configurable, self.raw.as_ptr()) }
+        })
     }
 
     /// `Ok(())` if this process may count hardware events now; otherwise the error
@@ -256,6 +258,14 @@ impl std::fmt::Debug for Sampler {
 }
 
 /// The event names as C strings, for a `kp_*_new` call.
+/// The counts `read` writes, or its failure; apart so that a test can answer as a machine
+/// whose counter count is unknown.
+fn counts_from(read: impl FnOnce(&mut u32, &mut u32) -> c_int) -> Result<(u32, u32)> {
+    let (mut fixed, mut configurable) = (0, 0);
+    check(read(&mut fixed, &mut configurable))?;
+    Ok((fixed, configurable))
+}
+
 pub(crate) fn event_names<S: AsRef<str>>(events: &[S]) -> Result<Vec<CString>> {
     events
         .iter()
@@ -274,4 +284,27 @@ pub(crate) fn c_string(text: &str, what: &str) -> Result<CString> {
 
 fn c_string_opt(text: Option<&str>, what: &str) -> Result<Option<CString>> {
     text.map(|t| c_string(t, what)).transpose()
+}
+
+#[cfg(test)]
+mod counter_count_tests {
+    use super::*;
+
+    /// KP_EUNSUPPORTED: unknown is an error, never a made-up (0, 0) that reads as "none".
+    #[test]
+    fn unknown_counter_counts_are_an_error() {
+        let err = counts_from(|f, c| {
+            *f = 0;
+            *c = 0;
+            Status::Unsupported as c_int
+        })
+        .unwrap_err();
+        assert_eq!(err.status(), Status::Unsupported);
+        let known = counts_from(|f, c| {
+            *f = 2;
+            *c = 8;
+            0
+        });
+        assert_eq!(known.unwrap(), (2, 8));
+    }
 }

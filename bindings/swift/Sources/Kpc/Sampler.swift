@@ -91,13 +91,27 @@ public final class Sampler: @unchecked Sendable {
     /// machine has no usable hardware PMU.
     public var pmuName: String { String(cString: kp_sampler_pmu_name(raw)) }
 
-    /// Number of hardware counters: fixed-function and programmable. `(0, 0)` without a PMU,
-    /// and also when the OS does not tell how many there are (`kp_sampler_counter_count`
-    /// returns `KP_EUNSUPPORTED` then).
+    /// Number of hardware counters: fixed-function and programmable (`(0, 0)` without a PMU).
+    ///
+    /// - Throws: ``KpcError`` with ``Status/unsupported`` when the OS does not tell how many
+    ///   there are (`kp_sampler_counter_count`'s `KP_EUNSUPPORTED`; the message says why): the
+    ///   counts are then unknown, not zero.
     public var counterCounts: (fixed: Int, configurable: Int) {
+        get throws {
+            try Sampler.counterCounts { fixed, configurable in
+                kp_sampler_counter_count(fixed, configurable, raw)
+            }
+        }
+    }
+
+    /// The counts `read` writes, or its failure thrown; a function of its own so that a test
+    /// can answer as a machine whose counter count is unknown.
+    static func counterCounts(
+        _ read: (UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<UInt32>) -> Int32
+    ) throws -> (fixed: Int, configurable: Int) {
         var fixed: UInt32 = 0
         var configurable: UInt32 = 0
-        _ = kp_sampler_counter_count(&fixed, &configurable, raw)  // 0, 0 when unknown
+        try check(read(&fixed, &configurable))
         return (Int(fixed), Int(configurable))
     }
 

@@ -16,10 +16,33 @@ final class LifecycleTests: XCTestCase {
         XCTAssertFalse(sampler.cpuID.isEmpty)
         XCTAssertFalse(sampler.cpuName.isEmpty)
         XCTAssertFalse(sampler.pmuName.isEmpty)
-        let counts = sampler.counterCounts
-        XCTAssertGreaterThanOrEqual(counts.fixed, 0)
-        XCTAssertGreaterThanOrEqual(counts.configurable, 0)
+        do {
+            let counts = try sampler.counterCounts
+            XCTAssertGreaterThanOrEqual(counts.fixed, 0)
+            XCTAssertGreaterThanOrEqual(counts.configurable, 0)
+        } catch let error as KpcError {
+            XCTAssertEqual(error.status, .unsupported, "only an unknown count may throw: \(error)")
+        }
         XCTAssertFalse(sampler.events.isEmpty)
+    }
+
+    /// An OS that does not tell its counter count (KP_EUNSUPPORTED): unknown is an error,
+    /// never a made-up (0, 0) that reads as "no counters".
+    func testUnknownCounterCountsThrowUnsupported() {
+        XCTAssertThrowsError(try Sampler.counterCounts { fixed, configurable in
+            fixed.pointee = 0
+            configurable.pointee = 0
+            return Status.unsupported.rawValue  // KP_EUNSUPPORTED
+        }) { error in
+            XCTAssertEqual((error as? KpcError)?.status, .unsupported, "\(error)")
+        }
+        let known = try? Sampler.counterCounts { fixed, configurable in
+            fixed.pointee = 2
+            configurable.pointee = 8
+            return 0
+        }
+        XCTAssertEqual(known?.fixed, 2)
+        XCTAssertEqual(known?.configurable, 8)
     }
 
     func testManyCreateStartStopCycles() throws {

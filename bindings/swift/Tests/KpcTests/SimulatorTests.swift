@@ -43,7 +43,7 @@ final class SimulatorTests: XCTestCase {
             XCTAssertTrue(sampler.cpuName.hasPrefix("Apple"), sampler.cpuName)
         }
         XCTAssertTrue(sampler.pmuName.contains("Apple"), sampler.pmuName)
-        let counts = sampler.counterCounts
+        let counts = try sampler.counterCounts
         XCTAssertEqual(counts.fixed, 2)
         XCTAssertGreaterThan(counts.configurable, 0)
         XCTAssertNoThrow(try sampler.access(), "the simulator runs as root by default")

@@ -125,19 +125,26 @@ public final class Sampler implements AutoCloseable {
     }
 
     /**
-     * Number of fixed-function hardware counters (0 without a PMU, and also when the OS does
-     * not tell how many there are: {@code kp_sampler_counter_count}'s {@code KP_EUNSUPPORTED}).
+     * Number of fixed-function hardware counters (0 without a PMU).
+     *
+     * @throws KpcException {@link Status#EUNSUPPORTED} when the OS does not tell how many
+     *     there are (the message says why): the count is then unknown, not 0
+     * @throws IllegalStateException after {@link #close()}
      */
     public int fixedCounters() {
         synchronized (handle) {
-            return (int) open().fixedCounters();
+            return open().fixedCounters();
         }
     }
 
-    /** Number of programmable hardware counters (0 as for {@link #fixedCounters()}). */
+    /**
+     * Number of programmable hardware counters (0 without a PMU).
+     *
+     * @throws KpcException as {@link #fixedCounters()}
+     */
     public int configurableCounters() {
         synchronized (handle) {
-            return (int) open().configurableCounters();
+            return open().configurableCounters();
         }
     }
 
