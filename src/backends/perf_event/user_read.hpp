@@ -141,14 +141,17 @@ public:
     }
 
     // read() without times: kp_thread_sample's path, inlined into it.
+    // Pointers, not indices: a one-event group leaves after one comparison.
     __attribute__((always_inline)) bool read_values(uint64_t *values) const noexcept {
         const volatile perf_event_mmap_page *const *p = pages_.data();
-        const size_t n = pages_.size();
+        const volatile perf_event_mmap_page *const *const end = p + pages_.size();
         uint64_t times[2];
-        if (!read_page(p[0], read_pmc, &values[0], times)) return false;
+        if (!read_page(*p, read_pmc, values, times)) return false;
         if (times[0] != times[1]) return false;
-        for (size_t i = 1; i < n; ++i)
-            if (!read_page(p[i], read_pmc, &values[i])) return false;
+        if (++p == end) return true;
+        do {
+            if (!read_page(*p, read_pmc, ++values)) return false;
+        } while (++p != end);
         return true;
     }
 
