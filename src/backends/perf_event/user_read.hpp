@@ -23,21 +23,37 @@ constexpr bool kUserReadArch = false;
 // Hardware counter `counter` (the page's index - 1). Only called when the page allows it.
 __attribute__((always_inline)) inline uint64_t read_pmc(uint32_t counter) noexcept {
 #if defined(__aarch64__)
-    uint64_t v = 0;
-    // mrs encodes the register: one case per counter. 31 is the cycle counter (the kernel
-    // publishes it as index 32). There are no others: `& 31` spares the range check.
-#define KPC_EVCNT(n) \
-    case n: asm volatile("mrs %0, pmevcntr" #n "_el0" : "=r"(v)); break;
-    switch (counter & 31) {
-        KPC_EVCNT(0) KPC_EVCNT(1) KPC_EVCNT(2) KPC_EVCNT(3) KPC_EVCNT(4) KPC_EVCNT(5)
-        KPC_EVCNT(6) KPC_EVCNT(7) KPC_EVCNT(8) KPC_EVCNT(9) KPC_EVCNT(10) KPC_EVCNT(11)
-        KPC_EVCNT(12) KPC_EVCNT(13) KPC_EVCNT(14) KPC_EVCNT(15) KPC_EVCNT(16) KPC_EVCNT(17)
-        KPC_EVCNT(18) KPC_EVCNT(19) KPC_EVCNT(20) KPC_EVCNT(21) KPC_EVCNT(22) KPC_EVCNT(23)
-        KPC_EVCNT(24) KPC_EVCNT(25) KPC_EVCNT(26) KPC_EVCNT(27) KPC_EVCNT(28) KPC_EVCNT(29)
-        KPC_EVCNT(30)
-    default: asm volatile("mrs %0, pmccntr_el0" : "=r"(v)); break;  // 31
-    }
+    // mrs encodes the register, so the counter number picks one of 32 stubs: 0-30 read
+    // PMEVCNTR<n>_EL0, 31 the cycle counter PMCCNTR_EL0 (the kernel publishes it as index
+    // 32). A switch would add a bounds check and a table load. Built with branch
+    // protection, each stub starts with the landing pad "bti j" and is 16 bytes, else 8.
+#if defined(__ARM_FEATURE_BTI_DEFAULT)
+#define KPC_STUB(reg) "bti j\n mrs %[v], " reg "\n b 2f\n nop\n"
+#define KPC_STUB_SHIFT "4"
+#else
+#define KPC_STUB(reg) "mrs %[v], " reg "\n b 2f\n"
+#define KPC_STUB_SHIFT "3"
+#endif
+#define KPC_EVCNT(n) KPC_STUB("pmevcntr" #n "_el0")
+    uint64_t v;
+    asm volatile("adr x16, 1f\n"
+                 "add x16, x16, %[c], uxtw #" KPC_STUB_SHIFT "\n"
+                 "br x16\n"
+                 "1:\n"
+                 KPC_EVCNT(0) KPC_EVCNT(1) KPC_EVCNT(2) KPC_EVCNT(3) KPC_EVCNT(4) KPC_EVCNT(5)
+                 KPC_EVCNT(6) KPC_EVCNT(7) KPC_EVCNT(8) KPC_EVCNT(9) KPC_EVCNT(10) KPC_EVCNT(11)
+                 KPC_EVCNT(12) KPC_EVCNT(13) KPC_EVCNT(14) KPC_EVCNT(15) KPC_EVCNT(16)
+                 KPC_EVCNT(17) KPC_EVCNT(18) KPC_EVCNT(19) KPC_EVCNT(20) KPC_EVCNT(21)
+                 KPC_EVCNT(22) KPC_EVCNT(23) KPC_EVCNT(24) KPC_EVCNT(25) KPC_EVCNT(26)
+                 KPC_EVCNT(27) KPC_EVCNT(28) KPC_EVCNT(29) KPC_EVCNT(30)
+                 KPC_STUB("pmccntr_el0")
+                 "2:\n"
+                 : [v] "=r"(v)
+                 : [c] "r"(counter & 31)
+                 : "x16");
 #undef KPC_EVCNT
+#undef KPC_STUB
+#undef KPC_STUB_SHIFT
     return v;
 #elif defined(__x86_64__)
     uint32_t lo = 0, hi = 0;
