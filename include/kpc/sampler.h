@@ -37,8 +37,21 @@ typedef enum kp_backend {
     KP_BACKEND_RECOUNT = 3     /**< Apple, no root: the kernel's per-thread counts (thread_selfcounts, macOS 12.3+; P/E split and times 13.0+): cycles, instructions, p-/e-cycles, p-/e-instructions, task-clock, user-time, system-time. Counts include user and kernel mode. */
 } kp_backend_t;
 
-/** Current version of kp_sampler_options_t; pass it to kp_sampler_options_init(). */
-#define KP_SAMPLER_OPTIONS_VERSION 1
+/**
+ * Whether kp_thread_t samples may read hardware counters from user space
+ * (kp_sampler_options_t.user_reads). Explicit, stable values.
+ */
+typedef enum kp_user_reads {
+    KP_USER_READS_AUTO = 0, /**< KPC_USER_READS (0 off, 1 on), then on: user space wherever the kernel allows it. */
+    KP_USER_READS_ON = 1,   /**< User space wherever the kernel allows it; KPC_USER_READS is not read. */
+    KP_USER_READS_OFF = 2   /**< Always read() (a system call per sample), as before version 2. */
+} kp_user_reads_t;
+
+/**
+ * Current version of kp_sampler_options_t; pass it to kp_sampler_options_init().
+ * Version 2 added user_reads; a version 1 structure ends before it and gets its default.
+ */
+#define KP_SAMPLER_OPTIONS_VERSION 2
 
 /**
  * Options for kp_sampler_new(). Always initialise with kp_sampler_options_init() so that
@@ -52,6 +65,8 @@ typedef enum kp_backend {
  *  - kperfdata_path: NULL -> KPC_KPERFDATA_PATH -> .../kperfdata.framework/kperfdata.
  *  - the recount backend's libSystem: KPC_LIBSYSTEM_PATH (no option field) -> on macOS
  *    the process's own libSystem; on other systems only the variable (a simulator).
+ *  - user_reads (version 2): KP_USER_READS_AUTO -> KPC_USER_READS (0: off, 1: on; other
+ *    values KP_EINVAL) -> on. See kp_thread_user_reads().
  * The paths must be absolute when they come from the environment (else KP_EINVAL).
  * A setuid or setgid process ignores all these variables (docs/security.md).
  */
@@ -60,10 +75,12 @@ typedef struct kp_sampler_options {
     kp_backend_t backend;       /**< Which backend to load. */
     const char *kperf_path;     /**< Path of the kperf framework binary, or NULL. Copied by kp_sampler_new(). */
     const char *kperfdata_path; /**< Path of the kperfdata framework binary, or NULL. Copied by kp_sampler_new(). */
+    kp_user_reads_t user_reads; /**< Version 2: whether samples may read counters from user space (kp_user_reads_t). */
 } kp_sampler_options_t;
 
 /**
- * Fill @p opts with defaults for structure version @p version.
+ * Fill @p opts with defaults for structure version @p version: the fields of that version
+ * only (a version 1 structure is smaller; nothing past it is written).
  * @return KP_OK; KP_EINVAL if opts is NULL or version is not one this library knows.
  * Thread-safe.
  */
@@ -74,8 +91,8 @@ KP_API int kp_sampler_options_init(kp_sampler_options_t *opts, unsigned int vers
  * @param[out] out receives the new sampler; set to NULL on failure. Free with kp_sampler_free().
  * @param opts options, or NULL for all defaults. Not retained.
  * @return KP_OK, or
- *   KP_EINVAL (out NULL, bad options version, bad KPC_BACKEND value, relative
- *     KPC_KPERF_PATH or KPC_KPERFDATA_PATH),
+ *   KP_EINVAL (out NULL, bad options version, bad KPC_BACKEND or KPC_USER_READS value,
+ *     bad user_reads, relative KPC_KPERF_PATH or KPC_KPERFDATA_PATH),
  *   KP_EUNSUPPORTED (backend not built for this platform),
  *   KP_ELOAD (framework or symbol missing; the message names it and quotes dlerror()),
  *   KP_ELAYOUT (kperfdata struct layout not recognised),
@@ -119,6 +136,26 @@ KP_API const char *kp_sampler_backend_name(const kp_sampler_t *s);
  * Thread-safe; sets no error.
  */
 KP_API const char *kp_sampler_backend_reason(const kp_sampler_t *s);
+
+/**
+ * Whether this sampler's kp_thread_t handles of hardware events will read their counters
+ * from user space (kp_thread_user_reads()): the switch (kp_sampler_options_t.user_reads,
+ * KPC_USER_READS), the architecture, and what the kernel says for one cycles event opened
+ * on the calling thread (asked once, then remembered). A handle may still say no for
+ * reasons of its own (software events, multiplexing).
+ * @return 1 yes, 0 no (kp_sampler_user_reads_reason() says why), -1 if s is NULL.
+ * Thread-safe; sets no error.
+ */
+KP_API int kp_sampler_user_reads(const kp_sampler_t *s);
+
+/**
+ * Why kp_sampler_user_reads() is 0, with the fix (the texts of kp_thread_user_reads_reason(),
+ * or "not available: ..." on macOS and where the machine has no hardware counters); ""
+ * when it is 1.
+ * @return a string owned by the sampler, valid until kp_sampler_free(); NULL if s is NULL.
+ * Thread-safe; sets no error.
+ */
+KP_API const char *kp_sampler_user_reads_reason(const kp_sampler_t *s);
 
 /**
  * The environment variables libkpc ignored because this process is privileged (setuid,

@@ -158,6 +158,31 @@ KP_API size_t kp_thread_event_count(const kp_thread_t *t);
 /** Event @p index of the set, or NULL when out of range or t is NULL. Borrowed. */
 KP_API const kp_event_t *kp_thread_event_at(const kp_thread_t *t, size_t index);
 
+/**
+ * Whether kp_thread_sample(), kp_thread_sample_full() and kp_thread_calibrate() read this
+ * handle's counters from user space, without a system call (Linux: each event's
+ * perf_event page and arm64's mrs or x86-64's rdpmc), or with one (read()).
+ * Even when 1, a sample uses read() whenever the kernel's page says no at that moment
+ * (the events were multiplexed, or are off their counters); the values are the same
+ * either way. Before the first kp_thread_start() the answer is provisional: that start
+ * checks the user-space read against read() and turns it off if they disagree, or if the
+ * events are not all on counters then (kp_thread_user_reads_reason() then says so).
+ * @return 1 (user space), 0 (system call; kp_thread_user_reads_reason() says why), -1 if
+ *   t is NULL. Sets no error.
+ * Thread rules as the event accessors: any thread, not concurrently with another call on t.
+ */
+KP_API int kp_thread_user_reads(const kp_thread_t *t);
+
+/**
+ * Why kp_thread_user_reads() is 0, with the fix, e.g. "kernel.perf_user_access=0: run
+ * `sudo sysctl -w kernel.perf_user_access=1`", "cap_user_rdpmc=0: ...", "multiplexed: ...",
+ * "turned off by KPC_USER_READS=0", "event 'task-clock' is a software event, ...", or on
+ * macOS "not available: ..."; "" when it is 1.
+ * @return a string owned by t, valid until the next kp_thread_start() or kp_thread_free()
+ *   of t; NULL if t is NULL. Sets no error. Thread rules as kp_thread_user_reads().
+ */
+KP_API const char *kp_thread_user_reads_reason(const kp_thread_t *t);
+
 KP_END_DECL
 
 /** @} */

@@ -1,5 +1,6 @@
 #include "kpc/sampler.h"
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -20,9 +21,12 @@ int kp_sampler_options_init(kp_sampler_options_t *opts, unsigned int version) {
             fail(KP_EINVAL, "kp_sampler_options_init: version " + std::to_string(version) +
                                 " is not known to this library (it knows 1 to " +
                                 std::to_string(KP_SAMPLER_OPTIONS_VERSION) + ")");
-        std::memset(opts, 0, sizeof *opts);
+        // A caller built against version 1 passes the smaller version 1 structure.
+        const size_t size = version == 1 ? offsetof(kp_sampler_options_t, user_reads) : sizeof *opts;
+        std::memset(opts, 0, size);
         opts->version = version;
         opts->backend = KP_BACKEND_AUTO;
+        if (version >= 2) opts->user_reads = KP_USER_READS_AUTO;
         return KP_OK;
     });
 }
@@ -61,6 +65,23 @@ const char *kp_sampler_backend_name(const kp_sampler_t *s) {
 
 const char *kp_sampler_backend_reason(const kp_sampler_t *s) {
     return s ? s->session->backend().choice_reason().c_str() : nullptr;
+}
+
+// The backend's reason, or a fixed text when even finding it failed (no exception crosses C).
+static const char *user_reads_reason(const kp_sampler_t *s) {
+    try {
+        return s->session->backend().user_reads_refusal().c_str();
+    } catch (...) {
+        return "not known: libkpc failed while asking the kernel (out of memory?)";
+    }
+}
+
+int kp_sampler_user_reads(const kp_sampler_t *s) {
+    return s ? (user_reads_reason(s)[0] == '\0' ? 1 : 0) : -1;
+}
+
+const char *kp_sampler_user_reads_reason(const kp_sampler_t *s) {
+    return s ? user_reads_reason(s) : nullptr;
 }
 
 const char *kp_ignored_environment(void) {

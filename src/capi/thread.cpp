@@ -100,4 +100,12 @@ const kp_event_t *kp_thread_event_at(const kp_thread_t *t, size_t index) {
     return t->impl.events()[index];
 }
 
+int kp_thread_user_reads(const kp_thread_t *t) {
+    return t ? (t->impl.user_reads_refusal()[0] == '\0' ? 1 : 0) : -1;
+}
+
+const char *kp_thread_user_reads_reason(const kp_thread_t *t) {
+    return t ? t->impl.user_reads_refusal() : nullptr;
+}
+
 }

@@ -84,6 +84,11 @@ void print_text(kp_sampler_t *s, const Access &a, const CounterCounts &c, size_t
         line("  reason", a.reason);
         line("  fix", a.fix);
     }
+    // Whether kp_thread_sample reads counters without a system call, and if not why.
+    if (kp_sampler_user_reads(s) == 1)
+        line("user-space reads", "yes (samples of hardware events read the counters without a system call)");
+    else
+        line("user-space reads", std::string("no: ") + kp_sampler_user_reads_reason(s));
     write_stdout(out);
 }
 
@@ -116,6 +121,12 @@ void print_json(kp_sampler_t *s, const Access &a, const CounterCounts &c, size_t
         j.field("reason", a.reason);
         j.field("fix", a.fix);
     }
+    j.end_object();
+    j.key("user_reads");
+    j.begin_object();
+    const bool user_reads = kp_sampler_user_reads(s) == 1;
+    j.field("available", user_reads);
+    j.field("reason", user_reads ? nullptr : kp_sampler_user_reads_reason(s));  // null: yes
     j.end_object();
     j.end_object();
     write_stdout(out);

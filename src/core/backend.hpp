@@ -44,6 +44,14 @@ public:
     // the same values, status and errors. Pure, not a default calling read(): an inline
     // default lets the compiler test for it on every sample (speculative devirtualisation).
     virtual int read_values(uint64_t *values) noexcept = 0;
+    // "" when samples are read in user space (without a system call); otherwise why not
+    // and the fix (kp_thread_user_reads_reason). Valid as long as the counters.
+    virtual const char *user_reads_refusal() const noexcept { return kNoUserReads; }
+
+    // The reason of backends that always read through the kernel (Apple's).
+    static constexpr const char *kNoUserReads =
+        "not available: this backend reads its counters with a system call; stock macOS has "
+        "no user-space counter reads (XNU never sets PMCR0_USEREN)";
 };
 
 // read() for counters that are never multiplexed and measure no enabled/running times
@@ -160,6 +168,12 @@ public:
     virtual std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
                                                            const std::vector<const Event *> &events,
                                                            const std::vector<int> &groups);
+    // "" when new kp_thread_t handles of hardware events will be read in user space;
+    // otherwise why not and the fix (kp_sampler_user_reads_reason). May probe; thread-safe.
+    virtual const std::string &user_reads_refusal() const {
+        static const std::string none = ThreadCounters::kNoUserReads;
+        return none;
+    }
     // Give the counters back (kp_sampler_release / last handle gone). Idempotent. Throws
     // only after having done all it can.
     virtual void release() = 0;
@@ -195,6 +209,9 @@ struct BackendConfig {
     std::string kperfdata_path;
     std::string libsystem_path;  // "" = the process's own libSystem (macOS)
     std::string reason;          // why `backend` was named: by the caller, or KPC_BACKEND
+    // Why user-space counter reads are switched off (kp_sampler_options_t.user_reads,
+    // KPC_USER_READS), or "" when they are used where the kernel allows.
+    std::string user_reads_off;
 };
 
 // The macOS rule for KP_BACKEND_AUTO, as a pure function: kperf when this process may
@@ -214,7 +231,7 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts);
 
 // Backend factories; a factory for a backend not built here throws KP_EUNSUPPORTED.
 std::unique_ptr<Backend> make_backend(const BackendConfig &config);
-std::unique_ptr<Backend> make_perf_event_backend();
+std::unique_ptr<Backend> make_perf_event_backend(const std::string &user_reads_off = "");
 // `libsystem_path`: where kpc stat finds proc_pid_rusage for the fixed counters' events
 // ("" = the process's own libSystem on macOS, none elsewhere).
 std::unique_ptr<Backend> make_kperf_backend(const std::string &kperf_path,

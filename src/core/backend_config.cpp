@@ -82,6 +82,7 @@ void set_apple_platform_for_testing(int on) { g_apple.store(on != 0); }
 
 BackendConfig resolve_config(const kp_sampler_options_t *opts) {
     BackendConfig c;
+    int user_reads = KP_USER_READS_AUTO;
     if (opts) {
         if (opts->version < 1 || opts->version > KP_SAMPLER_OPTIONS_VERSION)
             fail(KP_EINVAL, "kp_sampler_options_t.version is " + std::to_string(opts->version) +
@@ -100,6 +101,28 @@ BackendConfig resolve_config(const kp_sampler_options_t *opts) {
         if (c.backend != KP_BACKEND_AUTO) c.reason = "named by the caller (kp_sampler_options_t.backend)";
         if (opts->kperf_path) c.kperf_path = opts->kperf_path;
         if (opts->kperfdata_path) c.kperfdata_path = opts->kperfdata_path;
+        if (opts->version >= 2) {  // user_reads came with version 2
+            int reads = 0;
+            static_assert(sizeof(int) == sizeof(kp_user_reads_t), "kp_user_reads_t is int-sized");
+            std::memcpy(&reads, &opts->user_reads, sizeof reads);
+            if (reads < KP_USER_READS_AUTO || reads > KP_USER_READS_OFF)
+                fail(KP_EINVAL, "kp_sampler_options_t.user_reads is " + std::to_string(reads) +
+                                    "; use KP_USER_READS_AUTO, KP_USER_READS_ON or "
+                                    "KP_USER_READS_OFF");
+            user_reads = reads;
+            if (reads == KP_USER_READS_OFF)
+                c.user_reads_off = "turned off by kp_sampler_options_t.user_reads = KP_USER_READS_OFF";
+        }
+    }
+    if (user_reads == KP_USER_READS_AUTO) {
+        if (const char *v = code_selecting_env("KPC_USER_READS")) {
+            if (!std::strcmp(v, "0"))
+                c.user_reads_off = "turned off by KPC_USER_READS=0";
+            else if (std::strcmp(v, "1") != 0)
+                fail(KP_EINVAL, std::string("KPC_USER_READS='") + v +
+                                    "' is neither 0 (read counters with read()) nor 1 (read "
+                                    "them in user space where the kernel allows)");
+        }
     }
     if (c.backend == KP_BACKEND_AUTO) {
         if (const char *b = code_selecting_env("KPC_BACKEND")) {
@@ -134,7 +157,7 @@ std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
         std::unique_ptr<Backend> b;
         switch (config.backend) {
         case KP_BACKEND_PERF_EVENT:
-            b = make_perf_event_backend();
+            b = make_perf_event_backend(config.user_reads_off);
             break;
         case KP_BACKEND_KPERF:
             b = make_kperf_backend(config.kperf_path, config.kperfdata_path, config.libsystem_path);
@@ -156,7 +179,7 @@ std::unique_ptr<Backend> make_backend(const BackendConfig &config) {
 }
 
 #if !defined(KPC_HAVE_PERF_EVENT)
-std::unique_ptr<Backend> make_perf_event_backend() {
+std::unique_ptr<Backend> make_perf_event_backend(const std::string &) {
     fail(KP_EUNSUPPORTED,
          "the perf_event backend is only built on Linux; use the kperf backend on macOS");
 }

@@ -36,6 +36,8 @@ public:
     void stop();
     bool running() const noexcept { return running_; }
     const std::vector<const Event *> &events() const noexcept { return events_; }
+    // kp_thread_user_reads_reason: "" when samples are read in user space.
+    const char *user_reads_refusal() const noexcept { return counters_->user_reads_refusal(); }
     // Hot path: checks state, then reads. No allocation, no exceptions. Inline, so the
     // C entry point reaches the backend's read with one call fewer (each frame between the
     // caller and the syscall costs a mispredicted return under the kernel's mitigations).

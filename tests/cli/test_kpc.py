@@ -244,6 +244,13 @@ class KpcCliTest(unittest.TestCase):
         if not access["allowed"]:
             self.assertTrue(access["reason"])
             self.assertTrue(access["fix"])
+        # Issue 18: whether samples read counters in user space, and if not why.
+        reads = info["user_reads"]
+        self.assertEqual(set(reads), {"available", "reason"})
+        self.assertEqual(reads["reason"] is None, reads["available"], reads)
+        if not access["allowed"]:  # nothing opens, so nothing is read in user space either
+            self.assertFalse(reads["available"])
+            self.assertIn("not available", reads["reason"])
         # The event summary agrees with kpc list.
         events = json.loads(Kpc.run(["list", "--json"]).stdout)["events"]
         self.assertEqual(info["events"]["total"], len(events))
@@ -267,6 +274,11 @@ class KpcCliTest(unittest.TestCase):
             self.assertRegex(p.stdout, r"(?m)^hardware counting:\s+not possible")
             self.assertIn(info["access"]["reason"], p.stdout)
             self.assertIn(info["access"]["fix"], p.stdout)
+        if info["user_reads"]["available"]:
+            self.assertRegex(p.stdout, r"(?m)^user-space reads:\s+yes")
+        else:
+            self.assertRegex(p.stdout, r"(?m)^user-space reads:\s+no: %s$" %
+                             re.escape(info["user_reads"]["reason"]))
 
     # ---- list ------------------------------------------------------------------------
 

@@ -14,7 +14,11 @@ echo 1 > /proc/sys/kernel/printk  # keep kernel messages off the result lines
 # QEMU's -icount shift, from the kernel command line: tests learn from it, not from
 # libkpc, that they run on the exact emulated PMU.
 for word in $(cat /proc/cmdline); do
-    case "$word" in kpc_icount_shift=*) KPC_PMU_GUEST_ICOUNT_SHIFT=${word#kpc_icount_shift=} ;; esac
+    case "$word" in
+        kpc_icount_shift=*) KPC_PMU_GUEST_ICOUNT_SHIFT=${word#kpc_icount_shift=} ;;
+        # PROGRAM:FILTER: run only these tests (the host's short second boot, 2 vCPUs).
+        kpc_only=*) ONLY=${word#kpc_only=} ;;
+    esac
 done
 export KPC_PMU_GUEST_ICOUNT_SHIFT
 export LD_LIBRARY_PATH=/pmu/lib
@@ -33,9 +37,9 @@ dmesg | grep -i 'hw perfevents' | sed 's/^/PMU-GUEST /'
 # gtest printed after "Skipped"), and a FAIL for the program if it exited non-zero
 # without saying which test failed (a crash).
 run_gtest() {
-    name=$(basename "$1")
+    name=$(basename "$1")${2:+-only}
     start=$(date +%s)
-    "$1" --gtest_color=no > /tmp/out 2>&1
+    "$1" --gtest_color=no ${2:+--gtest_filter="$2"} > /tmp/out 2>&1
     rc=$?
     sed "s/^/[$name] /" /tmp/out
     echo "PMU-TIME $name $(( $(date +%s) - start )) s"
@@ -68,8 +72,12 @@ run_check() {
 }
 
 cd /tmp
-for t in /pmu/tests/*_test; do [ -x "$t" ] && run_gtest "$t"; done
-for c in /pmu/checks/*.sh; do [ -f "$c" ] && run_check "$c"; done
+if [ -n "${ONLY:-}" ]; then
+    run_gtest "/pmu/tests/${ONLY%%:*}" "${ONLY#*:}"
+else
+    for t in /pmu/tests/*_test; do [ -x "$t" ] && run_gtest "$t"; done
+    for c in /pmu/checks/*.sh; do [ -f "$c" ] && run_check "$c"; done
+fi
 echo "PMU-DONE"
 sync
 poweroff -f

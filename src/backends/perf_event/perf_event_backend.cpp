@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/perf_event/counter_probe.hpp"
@@ -41,7 +42,8 @@ int probe(const Event &e, std::string *why, int *err_out = nullptr) {
 
 class PerfEventBackend final : public Backend {
 public:
-    PerfEventBackend() : shape_(detect_pmu()) {}
+    explicit PerfEventBackend(std::string user_reads_off)
+        : shape_(detect_pmu()), user_reads_off_(std::move(user_reads_off)) {}
 
     kp_backend_t kind() const override { return KP_BACKEND_PERF_EVENT; }
     const char *name() const override { return "perf_event"; }
@@ -131,7 +133,7 @@ public:
                 fail(KP_EUNAVAILABLE,
                      "event '" + e->name + "' cannot be counted here: " + e->unavailable_reason,
                      e->unavailable_os_code);
-        return std::make_unique<EventGroup>(events);
+        return std::make_unique<EventGroup>(events, user_reads_off_);
     }
 
     std::unique_ptr<ProcessCounters> count_process(const ProcessTarget &target,
@@ -143,6 +145,33 @@ public:
             case ProcessTarget::Kind::every_cpu: break;
         }
         return ProcessEvents::system_wide(events, groups);
+    }
+
+    // What a handle of one hardware event (cycles) would say, before any has been made.
+    const std::string &user_reads_refusal() const override {
+        std::call_once(user_reads_asked_, [this] {
+            UserReadFacts f;
+            f.switched_off = user_reads_off_;
+            f.arch = kUserReadArch;
+            if (!user_read_refusal(f).empty()) {
+                user_reads_refusal_ = user_read_refusal(f);
+                return;
+            }
+            Event cycles;
+            cycles.name = "cycles";
+            cycles.kind = KP_EVENT_CONFIGURABLE;
+            Encoding enc = encode_generic(GenericId::cycles);
+            cycles.perf_type = enc.type;
+            cycles.perf_config = enc.config;
+            try {
+                EventGroup g({&cycles}, user_reads_off_);
+                user_reads_refusal_ = g.user_reads_refusal();
+            } catch (const Error &e) {
+                user_reads_refusal_ = "not available: no hardware counter opens here (" +
+                                      e.message() + ")";
+            }
+        });
+        return user_reads_refusal_;
     }
 
     // perf_event counters are per-fd; nothing global to give back. kp_thread_t handles
@@ -165,6 +194,9 @@ private:
     }
 
     PmuShape shape_;
+    std::string user_reads_off_;
+    mutable std::once_flag user_reads_asked_;
+    mutable std::string user_reads_refusal_;
     mutable std::once_flag counted_;
     mutable CounterCount counters_;
 };
@@ -172,8 +204,8 @@ private:
 }  // namespace
 }  // namespace perf
 
-std::unique_ptr<Backend> make_perf_event_backend() {
-    return std::make_unique<perf::PerfEventBackend>();
+std::unique_ptr<Backend> make_perf_event_backend(const std::string &user_reads_off) {
+    return std::make_unique<perf::PerfEventBackend>(user_reads_off);
 }
 
 }  // namespace kpc

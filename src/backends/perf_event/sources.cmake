@@ -10,6 +10,8 @@ target_sources(kpc_objects PRIVATE
   backends/perf_event/perf_event_backend.cpp
   backends/perf_event/perf_errors.cpp
   backends/perf_event/process_counters.cpp
+  backends/perf_event/user_read.cpp
+  backends/perf_event/user_read_choice.cpp
 )
 target_compile_definitions(kpc_objects PRIVATE KPC_HAVE_PERF_EVENT)
 

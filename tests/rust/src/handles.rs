@@ -14,6 +14,7 @@ pub fn options(backend: sys::kp_backend_t) -> sys::kp_sampler_options_t {
         backend: 0,
         kperf_path: ptr::null(),
         kperfdata_path: ptr::null(),
+        user_reads: 0,
     };
     expect_ok(
         unsafe { sys::kp_sampler_options_init(&mut opts, sys::KP_SAMPLER_OPTIONS_VERSION) },

@@ -43,7 +43,9 @@ const RELEASED: &[(&str, &str, i64)] = &[
 
 /// sizeof(kp_sampler_options_t) for each KP_SAMPLER_OPTIONS_VERSION ever released, in
 /// pointer-size-independent form: (version, bytes before the pointers, pointer count).
-const OPTIONS_SIZES: &[(u32, usize, usize)] = &[(1, 8, 2)];
+/// Version 2 appends the int user_reads, padded to pointer alignment: 4 + 4 bytes on 64-bit
+/// and 4 on 32-bit, which is one more "pointer" either way.
+const OPTIONS_SIZES: &[(u32, usize, usize)] = &[(1, 8, 2), (2, 8, 3)];
 
 /// The same for kp_process_options_t and KP_PROCESS_OPTIONS_VERSION: version and flags,
 /// then the groups pointer.
@@ -148,6 +150,7 @@ fn enums_are_int_sized() {
     assert_eq!(size_of::<sys::kp_event_kind_t>(), size_of::<c_int>());
     assert_eq!(size_of::<sys::kp_backend_t>(), size_of::<c_int>());
     assert_eq!(align_of::<sys::kp_backend_t>(), align_of::<c_int>());
+    assert_eq!(size_of::<sys::kp_user_reads_t>(), size_of::<c_int>());
 }
 
 #[test]
@@ -167,6 +170,10 @@ fn sampler_options_layout_is_the_released_one() {
         assert_eq!(
             offset(addr_of!((*base).kperfdata_path) as *const u8),
             8 + ptr_size
+        );
+        assert_eq!(
+            offset(addr_of!((*base).user_reads) as *const u8),
+            8 + 2 * ptr_size
         );
     }
     let expected = released_size(
@@ -191,6 +198,7 @@ fn every_released_options_version_is_still_accepted() {
             backend: 7,
             kperf_path: 1 as *const _,
             kperfdata_path: 1 as *const _,
+            user_reads: 9,
         };
         expect_ok(
             unsafe { sys::kp_sampler_options_init(&mut opts, version) },
@@ -202,6 +210,9 @@ fn every_released_options_version_is_still_accepted() {
             opts.kperf_path.is_null() && opts.kperfdata_path.is_null(),
             "init must reset the paths to NULL"
         );
+        // Version 1 ends before user_reads: init must not write it.
+        let expected_reads = if version >= 2 { sys::KP_USER_READS_AUTO } else { 9 };
+        assert_eq!(opts.user_reads, expected_reads);
     }
     let mut opts = MaybeUninit::<sys::kp_sampler_options_t>::zeroed();
     let rc = unsafe {
