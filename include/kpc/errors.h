@@ -45,7 +45,8 @@ typedef enum kp_status {
     KP_EFRAMEWORK = -14,     /**< Apple's kperfdata framework returned an error (kpep code in the message). */
     KP_EKERNEL = -15,        /**< The kernel refused an operation (errno in the message). */
     KP_EBUFSIZE = -16,       /**< A caller buffer is too small. */
-    KP_EPARTIAL = -17        /**< Values written, but partial: the kernel multiplexed the events (see kp_thread_sample). */
+    KP_EPARTIAL = -17,       /**< Values written, but partial: the kernel multiplexed the events (see kp_thread_sample). */
+    KP_EEXEC = -18           /**< The command to count could not be executed (kp_process_spawn): its exec errno is in kp_error_last_os_code(). */
 } kp_status;
 
 /**

@@ -106,9 +106,10 @@ typedef enum kp_process_scope {
  *   copied. At least the program must be given.
  * @return KP_OK, or
  *   KP_EINVAL (a NULL argument, count 0 or over 32, an empty argv, a name longer than 256
- *     bytes, a counter listed twice, or the command cannot be run: the message names the
- *     program and the exec error, e.g. not found in PATH, with its errno in
- *     kp_error_last_os_code()),
+ *     bytes, a counter listed twice),
+ *   KP_EEXEC (the command cannot be executed: the message names the program and the exec
+ *     error, e.g. not found in PATH; the exec's errno is in kp_error_last_os_code(), ENOENT
+ *     when not found, so a shell-like caller exits 127 for ENOENT and 126 otherwise),
  *   KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE (event not on this machine/OS),
  *   KP_EPERM (counting not allowed: the message names the setting to change),
  *   KP_EBUSY (Apple kperf: another handle counts a different event set),

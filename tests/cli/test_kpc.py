@@ -347,6 +347,17 @@ class KpcCliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 125)
         self.assertIn("unknown event 'no-such-event'", p.stderr)
 
+    def test_stat_exit_status_follows_the_exec_errno(self):
+        # libkpc says "could not be executed" with KP_EEXEC and the errno; kpc decides from
+        # those alone, as a shell does: 127 only for ENOENT, 126 for any other errno.
+        p = Kpc.run(["stat", "-e", "task-clock", "--", "/etc/passwd/not-a-dir"])
+        self.assertEqual(p.returncode, 126, p.stderr)
+        self.assertIn("Not a directory", p.stderr)
+        self.assertIn("/etc/passwd/not-a-dir", p.stderr)
+        p = Kpc.run(["stat", "-e", "task-clock", "--", "kpc-no-such-program-anywhere"])
+        self.assertEqual(p.returncode, 127, p.stderr)
+        self.assertIn("PATH", p.stderr)
+
     def test_stat_leaves_child_output_alone(self):
         p = Kpc.run(["stat", "-e", "task-clock", "--", "echo", "hello"])
         self.assertEqual(p.returncode, 0, p.stderr)

@@ -98,13 +98,14 @@ TEST(ProcessErrors, ACommandThatCannotRun) {
     Sampler s = sampler();
     const char *argv[] = {"kpc-no-such-program-anywhere", "x", nullptr};
     kp_process_t *p = nullptr;
-    EXPECT_EQ(kp_process_spawn(&p, s.get(), kEvents.data(), 1, argv), KP_EINVAL);
+    // Its own code, not KP_EINVAL: a caller tells "cannot run" from a bad argument by code.
+    EXPECT_EQ(kp_process_spawn(&p, s.get(), kEvents.data(), 1, argv), KP_EEXEC);
     EXPECT_EQ(p, nullptr);
     EXPECT_TRUE(message_has("kpc-no-such-program-anywhere"));
     EXPECT_TRUE(message_has("PATH"));
     EXPECT_EQ(kp_error_last_os_code(), ENOENT);
     const char *not_executable[] = {"/proc/self/status", nullptr};
-    EXPECT_EQ(kp_process_spawn(&p, s.get(), kEvents.data(), 1, not_executable), KP_EINVAL);
+    EXPECT_EQ(kp_process_spawn(&p, s.get(), kEvents.data(), 1, not_executable), KP_EEXEC);
     EXPECT_EQ(kp_error_last_os_code(), EACCES);
     EXPECT_TRUE(message_has("executable"));
     EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);  // the failed children were reaped
@@ -195,7 +196,7 @@ TEST(ProcessResources, NoDescriptorOrProcessLeaks) {
             p.reset();
             const char *argv[] = {"kpc-no-such-program-anywhere", nullptr};
             kp_process_t *bad = nullptr;
-            EXPECT_EQ(kp_process_spawn(&bad, s.get(), events.data(), 3, argv), KP_EINVAL);
+            EXPECT_EQ(kp_process_spawn(&bad, s.get(), events.data(), 3, argv), KP_EEXEC);
             EXPECT_EQ(attach(&p, s.get(), events, dead_pid()), KP_EINVAL);
         }
     }
