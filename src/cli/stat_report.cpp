@@ -182,7 +182,7 @@ MetricInputs metric_inputs(const StatResult &r) {
 
 std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
     if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
-    return derive_metric(e.generic ? e.event_name : "", summarize(e.values).mean, in);
+    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values).mean, in);
 }
 
 double rate_in_unit(double v, const char **prefix) {

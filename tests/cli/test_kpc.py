@@ -383,6 +383,25 @@ class KpcCliTest(unittest.TestCase):
 
     # ---- stat: counts --------------------------------------------------------------
 
+    def test_stat_unit_comes_from_the_library_not_the_name(self):
+        # The perf name of task-clock (libpfm4) is the same clock: kpc shows it in msec with
+        # "CPUs utilized" because libkpc says its unit is nanoseconds, not because of its name.
+        name = "PERF_COUNT_SW_TASK_CLOCK"
+        p, r = Kpc.stat_json(["-e", name + ",page-faults", "--", WORKLOAD, "spin", "50"])
+        if p.returncode == 125 and "unknown event '%s'" % name in p.stderr:
+            self.skipTest("this libkpc has no libpfm4, so %s is not a name it knows" % name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        clock, faults = event(r, name), event(r, "page-faults")
+        self.assertEqual(clock["status"], "counted", clock)
+        self.assertEqual((clock["unit"], clock["metric"]["id"]), ("ns", "cpus_utilized"))
+        self.assertEqual((faults["unit"], faults["metric"]["id"]), ("", "per_second"))
+        # The spin's 50 ms of CPU time, in nanoseconds: a count would be far smaller.
+        self.assertGreaterEqual(clock["value"]["mean"], 45e6)
+        self.assertLessEqual(clock["value"]["mean"], 10e9)
+        text = Kpc.run(["stat", "-e", name, "--", "true"])
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertRegex(text.stderr, r"[0-9.]+ msec %s +# +[0-9.]+ CPUs utilized" % name)
+
     def test_stat_task_clock_of_busy_child(self):
         self.require_counting()
         p, r = Kpc.stat_json(["-e", "task-clock,cpu-clock", "--", WORKLOAD, "spin", "200"])

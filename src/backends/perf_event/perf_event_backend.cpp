@@ -79,6 +79,7 @@ public:
             e.counts_kernel = all[i].software;  // hardware events are opened with exclude_kernel
             e.perf_type = enc.type;
             e.perf_config = enc.config;
+            e.unit = perf_unit(enc.type, enc.config);
             e.selector = enc.config;
             if (!enc.unavailable.empty()) {
                 e.available = false;
@@ -110,8 +111,7 @@ public:
     // and for the software events it counts at a place in the code (page faults), not for
     // the clocks, which count time in every mode: refused there rather than ignored.
     void apply_modifiers(Event &e) const override {
-        if (e.perf_type == PERF_TYPE_SOFTWARE &&
-            (e.perf_config == PERF_COUNT_SW_TASK_CLOCK || e.perf_config == PERF_COUNT_SW_CPU_CLOCK))
+        if (perf_unit(e.perf_type, e.perf_config) == KP_EVENT_UNIT_NANOSECONDS)
             fail(KP_EUNSUPPORTED, "event '" + e.name +
                                       "': the kernel ignores :u/:k for a clock (it counts the "
                                       "time of every mode); count it without them, or use "
