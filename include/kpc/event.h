@@ -79,7 +79,8 @@ KP_API int kp_event_is_generic(const kp_event_t *e);
  */
 KP_API int kp_event_is_available(const kp_event_t *e);
 
-/** Why the event is unavailable, with what to do; "" when available. NULL if e is NULL. */
+/** Why the event is unavailable, with what to do; "" when available. NULL if e is NULL.
+ *  It does not repeat the event's name, so events unavailable for one cause share one text. */
 KP_API const char *kp_event_unavailable_reason(const kp_event_t *e);
 
 /** Apple kpep alias (e.g. "Cycles"); NULL when there is none or e is NULL. */

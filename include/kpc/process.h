@@ -172,7 +172,8 @@ KP_API int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *
  * @param[out] status KP_OK when counted, else the code it failed with (e.g.
  *   KP_EUNAVAILABLE: this machine cannot count it). Required.
  * @param[out] reason optional: "" when counted, else why, naming the fix where there is
- *   one. Borrowed from the handle: valid until the next read or kp_process_free() of it,
+ *   one. It does not repeat the event's name (kp_process_event_at() gives the event), so
+ *   events refused for one cause have one text. Borrowed from the handle: valid until the next read or kp_process_free() of it,
  *   so do not read the handle from another thread while using it.
  * @return KP_OK; KP_EINVAL (NULL p or status, or @p index out of range). Sets no error
  *   on success.

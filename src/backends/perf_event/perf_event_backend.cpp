@@ -25,8 +25,9 @@ namespace kpc {
 namespace perf {
 namespace {
 
-// Try to open `e` alone on this thread, disabled, to learn whether it can be counted.
-int probe(const Event &e, std::string *why, int *err_out = nullptr) {
+// Try to open `e` alone on this thread, disabled, to learn whether it can be counted. `why`
+// names the event when `named`; otherwise it is the event's own reason (perf_errors.hpp).
+int probe(const Event &e, std::string *why, int *err_out = nullptr, bool named = false) {
     perf_event_attr a = make_attr(e);
     a.disabled = 1;
     int fd = open_event(a, 0, -1, PERF_FLAG_FD_CLOEXEC);
@@ -36,7 +37,7 @@ int probe(const Event &e, std::string *why, int *err_out = nullptr) {
     }
     int err = errno;
     if (err_out) *err_out = err;
-    return diagnose_open_error(err, e.name, is_hardware(e), false, why);
+    return diagnose_open_error(err, is_hardware(e), false, why, named ? e.name : "");
 }
 
 class PerfEventBackend final : public Backend {
@@ -58,7 +59,7 @@ public:
         cycles.perf_type = enc.type;
         cycles.perf_config = enc.config;
         std::string why;
-        int status = probe(cycles, &why);
+        int status = probe(cycles, &why, nullptr, true);
         if (status == KP_OK) return;
         // No PMU at all is "unsupported" for the machine, "unavailable" for one event.
         if (status == KP_EUNAVAILABLE) status = KP_EUNSUPPORTED;
