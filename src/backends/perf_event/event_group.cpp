@@ -69,7 +69,7 @@ std::string group_pmu_conflict(const std::vector<const Event *> &events, size_t 
 }
 
 EventGroup::EventGroup(const std::vector<const Event *> &events) : n_(events.size()) {
-    if (n_ == 0 || n_ > kMaxGroup) fail(KP_EINVAL, "a perf_event group holds 1 to 32 events");
+    if (n_ == 0 || n_ > kMaxGroup) fail(KP_EINVAL, "a perf_event group holds 1 to " + std::to_string(kMaxGroup) + " events");
     fds_.reserve(n_);
     for (size_t i = 0; i < n_; ++i) {
         perf_event_attr a = make_attr(*events[i]);
