@@ -88,8 +88,8 @@ func main() {
 	list := flag.String("events", "task-clock,page-faults,context-switches", "events, comma-separated")
 	flag.Parse()
 	events := strings.Split(*list, ",")
-	if *rounds < 1 || *reads < 1 || len(events) > 32 {
-		fail("-rounds and -reads must be at least 1, and -events name at most 32 events")
+	if *rounds < 1 || *reads < 1 || len(events) > C.KP_MAX_EVENTS {
+		fail("-rounds and -reads must be at least 1, and -events name at most %d events", C.KP_MAX_EVENTS)
 	}
 	// Both handles count the main goroutine's OS thread.
 	runtime.LockOSThread()

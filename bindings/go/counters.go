@@ -45,7 +45,7 @@ type Counters struct {
 // for the calling OS thread (kp_thread_new). Counting begins at Start. Lock the goroutine to
 // its OS thread first; see Counters.
 //
-// Errors (*Error): ErrInvalid (no names, more than 32, a name twice, a NUL byte),
+// Errors (*Error): ErrInvalid (no names, more than MaxEvents, a name twice, a NUL byte),
 // ErrUnknownEvent (the message names it), ErrUnavailable (e.g. a hardware event on a
 // machine without a PMU), ErrConflict, ErrPermission, ErrBusy, ErrUnsupported, ErrState
 // (sampler released), ErrKernel, ErrFramework, ErrNoMemory; an error wrapping ErrClosed

@@ -40,6 +40,9 @@ const (
 	// KP_EPARTIAL: the kernel multiplexed the handle's events: the values are partial (use
 	// SampleFull for the scaling times). Counters.Sample and Calibrate return it as an error.
 	ErrPartial Status = -17
+	// KP_EEXEC: the command of SpawnProcess could not be executed (not found, not
+	// executable); Error.OSCode is the exec's errno (ENOENT when not found).
+	ErrExec Status = -18
 )
 
 // Error returns kp_strerror's static description of the code, e.g. "unknown event".

@@ -29,6 +29,32 @@ func (k Kind) String() string {
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
 
+// The limits of kpc/event.h.
+const (
+	MaxEvents    = ckpc.KP_MAX_EVENTS     // most events one Counters or Process counts
+	EventNameMax = ckpc.KP_EVENT_NAME_MAX // longest event name accepted, in bytes
+)
+
+// Unit is the unit of an event's count (kp_event_unit_t).
+type Unit int
+
+// The units, with the values of kp_event_unit_t.
+const (
+	Count       Unit = 0 // a number of occurrences (cycles, page-faults, ...)
+	Nanoseconds Unit = 1 // time: task-clock, cpu-clock, recount's user-time and system-time
+)
+
+// String returns "count", "ns", or "Unit(n)".
+func (u Unit) String() string {
+	switch u {
+	case Count:
+		return "count"
+	case Nanoseconds:
+		return "ns"
+	}
+	return "Unit(" + strconv.Itoa(int(u)) + ")"
+}
+
 // Event describes one countable event. It is a plain value copied out of libkpc when it is
 // returned (the C kp_event_t is borrowed from its sampler), so it stays valid after the
 // Sampler or Counters it came from is closed, and may be shared between goroutines.
@@ -37,6 +63,7 @@ type Event struct {
 	NativeName        string // the backend's own name ("FIXED_CYCLES", "PERF_COUNT_SW_TASK_CLOCK")
 	Description       string // one line; "" when the backend has none
 	Kind              Kind
+	Unit              Unit   // what the count counts: occurrences, or nanoseconds for the clocks
 	Generic           bool   // one of libkpc's generic events (docs/events.md)
 	Available         bool   // countable on this machine (permission is separate: Sampler.Access)
 	UnavailableReason string // why not, with what to do; "" when Available
@@ -56,6 +83,7 @@ func eventFrom(e ckpc.Kp_event) Event {
 		NativeName:        ckpc.Kp_event_native_name(e),
 		Description:       ckpc.Kp_event_description(e),
 		Kind:              Kind(ckpc.Kp_event_kind(e)),
+		Unit:              Unit(ckpc.Kp_event_unit(e)),
 		Generic:           ckpc.Kp_event_is_generic(e) != 0,
 		Available:         ckpc.Kp_event_is_available(e) != 0,
 		UnavailableReason: ckpc.Kp_event_unavailable_reason(e),

@@ -26,6 +26,9 @@ func TestEventsContainTaskClock(t *testing.T) {
 	if found.Kind != kpc.Software || !found.Available || !found.Generic || found.UnavailableReason != "" {
 		t.Errorf("task-clock: %+v; want a generic, available software event", *found)
 	}
+	if found.Unit != kpc.Nanoseconds {
+		t.Errorf("task-clock Unit = %v, want ns", found.Unit)
+	}
 	if found.FixedCounter != -1 {
 		t.Errorf("task-clock FixedCounter = %d, want -1", found.FixedCounter)
 	}
@@ -42,7 +45,7 @@ func TestEventsFind(t *testing.T) {
 	if err != nil {
 		t.Fatalf("FindEvent(page-faults): %v", err)
 	}
-	if e.Name != "page-faults" || e.Kind != kpc.Software || !e.Available || e.NativeName == "" {
+	if e.Name != "page-faults" || e.Kind != kpc.Software || e.Unit != kpc.Count || !e.Available || e.NativeName == "" {
 		t.Errorf("page-faults: %+v", e)
 	}
 	s.Close()
@@ -59,6 +62,14 @@ func TestEventsOfCounters(t *testing.T) {
 	ev := c.Events()
 	if len(ev) != 2 || c.Len() != 2 || ev[0].Name != "page-faults" || ev[1].Name != "task-clock" {
 		t.Fatalf("Events() = %+v, want page-faults, task-clock in order", ev)
+	}
+}
+
+func TestEventsUnitString(t *testing.T) {
+	for u, want := range map[kpc.Unit]string{kpc.Count: "count", kpc.Nanoseconds: "ns", kpc.Unit(7): "Unit(7)"} {
+		if u.String() != want {
+			t.Errorf("Unit(%d).String() = %q, want %q", int(u), u.String(), want)
+		}
 	}
 }
 

@@ -117,7 +117,7 @@ func (s *Sampler) CountProcess(names ...string) (*Process, error) {
 // AttachProcess counts the named events in the running process pid from now on
 // (kp_process_attach); pid 0 is this process (see CountProcess).
 //
-// Errors (*Error): ErrInvalid (no names, more than 32, a name twice, a NUL byte, a negative
+// Errors (*Error): ErrInvalid (no names, more than MaxEvents, a name twice, a NUL byte, a negative
 // pid, or no process pid: OSCode is ESRCH), ErrPermission (not allowed to count it: the
 // message says what to change; Apple recount: it runs as another user), ErrUnknownEvent,
 // ErrUnavailable, ErrBusy, ErrUnsupported (the backend cannot count a process, e.g.

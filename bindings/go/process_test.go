@@ -205,7 +205,7 @@ func TestProcessReadWhileAnotherGoroutineWaits(t *testing.T) {
 func TestProcessErrors(t *testing.T) {
 	s := perfSampler(t)
 	_, err := s.SpawnProcess([]string{"kpc-no-such-program"}, "task-clock")
-	e := requireStatus(t, err, kpc.ErrInvalid, "SpawnProcess(kpc-no-such-program)")
+	e := requireStatus(t, err, kpc.ErrExec, "SpawnProcess(kpc-no-such-program)")
 	if e.OSCode != int(syscall.ENOENT) || !strings.Contains(e.Message, "kpc-no-such-program") {
 		t.Errorf("error %q, OS code %d; want the program named and ENOENT", e.Message, e.OSCode)
 	}

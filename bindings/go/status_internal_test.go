@@ -31,6 +31,7 @@ func TestErrorsStatusValuesMatchC(t *testing.T) {
 		{"KP_EKERNEL", ErrKernel, ckpc.KP_EKERNEL},
 		{"KP_EBUFSIZE", ErrBufferSize, ckpc.KP_EBUFSIZE},
 		{"KP_EPARTIAL", ErrPartial, ckpc.KP_EPARTIAL},
+		{"KP_EEXEC", ErrExec, ckpc.KP_EEXEC},
 	}
 	for _, p := range pairs {
 		if int(p.got) != int(p.c) {
@@ -44,6 +45,15 @@ func TestErrorsStatusValuesMatchC(t *testing.T) {
 	for _, k := range kinds {
 		if int(k.got) != int(k.c) {
 			t.Errorf("Kind %v: Go %d, C %d", k.got, int(k.got), int(k.c))
+		}
+	}
+	units := []struct {
+		got Unit
+		c   ckpc.Enum_SS_kp_event_unit
+	}{{Count, ckpc.KP_EVENT_UNIT_COUNT}, {Nanoseconds, ckpc.KP_EVENT_UNIT_NANOSECONDS}}
+	for _, u := range units {
+		if int(u.got) != int(u.c) {
+			t.Errorf("Unit %v: Go %d, C %d", u.got, int(u.got), int(u.c))
 		}
 	}
 	backends := []struct {

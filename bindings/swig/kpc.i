@@ -59,6 +59,7 @@ struct kp_process {};
 %rename("%s") KP_EKERNEL;
 %rename("%s") KP_EBUFSIZE;
 %rename("%s") KP_EPARTIAL;
+%rename("%s") KP_EEXEC;
 %rename("%s") kp_strerror;
 %rename("%s") kp_error_last_message;
 %rename("%s") kp_error_last_status;
@@ -74,6 +75,12 @@ struct kp_process {};
 %rename("%s") kp_version_string;
 
 /* Events (borrowed from their sampler or thread handle). */
+%rename("%s") KP_MAX_EVENTS;
+%rename("%s") KP_EVENT_NAME_MAX;
+%rename("%s") kp_event_unit;
+%rename("%s") kp_event_unit_t;
+%rename("%s") KP_EVENT_UNIT_COUNT;
+%rename("%s") KP_EVENT_UNIT_NANOSECONDS;
 %rename("%s") kp_event_kind;
 %rename("%s") kp_event_kind_t;  /* SWIG matches a typedef enum by its typedef name */
 %rename("%s") KP_EVENT_FIXED;

@@ -30,7 +30,7 @@ KP_BEGIN_DECL
 typedef enum kp_status {
     KP_OK = 0,               /**< Success. */
     KP_ERROR = -1,           /**< Internal error not covered by another code. */
-    KP_EINVAL = -2,          /**< Invalid argument (NULL, bad size or version, name over 256 bytes, a counter listed twice). */
+    KP_EINVAL = -2,          /**< Invalid argument (NULL, bad size or version, name over KP_EVENT_NAME_MAX bytes, a counter listed twice). */
     KP_ENOMEM = -3,          /**< Out of memory, or a sampler's 4096 looked-up events are taken. */
     KP_ELOAD = -4,           /**< A framework or symbol could not be loaded (dlopen/dlsym). */
     KP_EPERM = -5,           /**< Permission denied: run as root (macOS) or lower perf_event_paranoid (Linux). */
@@ -45,7 +45,8 @@ typedef enum kp_status {
     KP_EFRAMEWORK = -14,     /**< Apple's kperfdata framework returned an error (kpep code in the message). */
     KP_EKERNEL = -15,        /**< The kernel refused an operation (errno in the message). */
     KP_EBUFSIZE = -16,       /**< A caller buffer is too small. */
-    KP_EPARTIAL = -17        /**< Values written, but partial: the kernel multiplexed the events (see kp_thread_sample). */
+    KP_EPARTIAL = -17,       /**< Values written, but partial: the kernel multiplexed the events (see kp_thread_sample). */
+    KP_EEXEC = -18           /**< The command to count could not be executed (kp_process_spawn): its exec errno is in kp_error_last_os_code(). */
 } kp_status;
 
 /**

@@ -22,6 +22,13 @@
 
 KP_BEGIN_DECL
 
+/** Most events one kp_thread_t or kp_process_t counts (kp_thread_new(), kp_process_spawn(), ...). */
+#define KP_MAX_EVENTS 32
+
+/** Longest event name accepted, in bytes without the terminating NUL; longer names are
+ *  KP_EINVAL wherever a name is looked up. */
+#define KP_EVENT_NAME_MAX 256
+
 /** Opaque, borrowed event description. */
 typedef struct kp_event kp_event_t;
 
@@ -31,6 +38,12 @@ typedef enum kp_event_kind {
     KP_EVENT_CONFIGURABLE = 1, /**< A programmable hardware counter. */
     KP_EVENT_SOFTWARE = 2      /**< Counted by the OS kernel (task-clock, page-faults, ...). */
 } kp_event_kind_t;
+
+/** The unit of an event's count. Explicit, stable values; new units are added at the end. */
+typedef enum kp_event_unit {
+    KP_EVENT_UNIT_COUNT = 0,       /**< A number of occurrences (cycles, instructions, page faults, ...). */
+    KP_EVENT_UNIT_NANOSECONDS = 1  /**< Time in nanoseconds (task-clock, cpu-clock, recount's user-time, ...). */
+} kp_event_unit_t;
 
 /** Name the event was looked up by: the generic name for generic events. NULL if e is NULL. */
 KP_API const char *kp_event_name(const kp_event_t *e);
@@ -48,6 +61,15 @@ KP_API const char *kp_event_description(const kp_event_t *e);
 /** The kind of counter, as kp_event_kind_t; -1 if e is NULL. */
 KP_API int kp_event_kind(const kp_event_t *e);
 
+/**
+ * The unit of the event's count, as kp_event_unit_t: KP_EVENT_UNIT_NANOSECONDS for the
+ * events that count time (the clocks task-clock and cpu-clock on every backend, their
+ * perf_event names, recount's user-time and system-time), KP_EVENT_UNIT_COUNT otherwise;
+ * -1 if e is NULL. Fixed for the event's life, also when it is unavailable.
+ * Thread-safe; does not set the last error.
+ */
+KP_API int kp_event_unit(const kp_event_t *e);
+
 /** 1 if this is one of libkpc's generic events, 0 if native (or e is NULL). */
 KP_API int kp_event_is_generic(const kp_event_t *e);
 
@@ -57,7 +79,8 @@ KP_API int kp_event_is_generic(const kp_event_t *e);
  */
 KP_API int kp_event_is_available(const kp_event_t *e);
 
-/** Why the event is unavailable, with what to do; "" when available. NULL if e is NULL. */
+/** Why the event is unavailable, with what to do; "" when available. NULL if e is NULL.
+ *  It does not repeat the event's name, so events unavailable for one cause share one text. */
 KP_API const char *kp_event_unavailable_reason(const kp_event_t *e);
 
 /** Apple kpep alias (e.g. "Cycles"); NULL when there is none or e is NULL. */

@@ -99,16 +99,17 @@ typedef enum kp_process_scope {
  *
  * @param[out] out receives the handle (NULL on failure); free with kp_process_free().
  * @param s the sampler; kept alive by the handle. Not consumed.
- * @param events array of @p count event names (generic or native, at most 256 bytes each);
+ * @param events array of @p count event names (generic or native, at most KP_EVENT_NAME_MAX bytes each);
  *   copied.
- * @param count 1 to 32 events.
+ * @param count 1 to KP_MAX_EVENTS (32) events.
  * @param argv the command: a NULL-terminated array whose first element is the program;
  *   copied. At least the program must be given.
  * @return KP_OK, or
- *   KP_EINVAL (a NULL argument, count 0 or over 32, an empty argv, a name longer than 256
- *     bytes, a counter listed twice, or the command cannot be run: the message names the
- *     program and the exec error, e.g. not found in PATH, with its errno in
- *     kp_error_last_os_code()),
+ *   KP_EINVAL (a NULL argument, count 0 or over KP_MAX_EVENTS, an empty argv, a name longer than KP_EVENT_NAME_MAX
+ *     bytes, a counter listed twice),
+ *   KP_EEXEC (the command cannot be executed: the message names the program and the exec
+ *     error, e.g. not found in PATH; the exec's errno is in kp_error_last_os_code(), ENOENT
+ *     when not found, so a shell-like caller exits 127 for ENOENT and 126 otherwise),
  *   KP_EUNKNOWN_EVENT, KP_EUNAVAILABLE (event not on this machine/OS),
  *   KP_EPERM (counting not allowed: the message names the setting to change),
  *   KP_EBUSY (Apple kperf: another handle counts a different event set),
@@ -171,7 +172,8 @@ KP_API int kp_process_spawn_ex(kp_process_t **out, kp_sampler_t *s, const char *
  * @param[out] status KP_OK when counted, else the code it failed with (e.g.
  *   KP_EUNAVAILABLE: this machine cannot count it). Required.
  * @param[out] reason optional: "" when counted, else why, naming the fix where there is
- *   one. Borrowed from the handle: valid until the next read or kp_process_free() of it,
+ *   one. It does not repeat the event's name (kp_process_event_at() gives the event), so
+ *   events refused for one cause have one text. Borrowed from the handle: valid until the next read or kp_process_free() of it,
  *   so do not read the handle from another thread while using it.
  * @return KP_OK; KP_EINVAL (NULL p or status, or @p index out of range). Sets no error
  *   on success.
@@ -187,10 +189,10 @@ KP_API int kp_process_event_status(const kp_process_t *p, size_t index, int *sta
  * @param[out] out receives the handle (NULL on failure); free with kp_process_free().
  * @param s the sampler; kept alive by the handle. Not consumed.
  * @param events array of @p count event names; copied.
- * @param count 1 to 32 events.
+ * @param count 1 to KP_MAX_EVENTS (32) events.
  * @param pid the process to count; 0 means the calling process.
  * @return KP_OK, or
- *   KP_EINVAL (a NULL argument, count 0 or over 32, a name over 256 bytes, a counter listed
+ *   KP_EINVAL (a NULL argument, count 0 or over KP_MAX_EVENTS, a name over KP_EVENT_NAME_MAX bytes, a counter listed
  *     twice, a negative pid, or no process @p pid exists (it exited, or the pid is wrong;
  *     kp_error_last_os_code() is ESRCH)),
  *   KP_EPERM (the caller may not count that process: it belongs to another user or is more

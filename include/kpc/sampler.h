@@ -231,8 +231,8 @@ KP_API const kp_event_t *kp_sampler_event_at(const kp_sampler_t *s, size_t index
  * encoding share one entry, named by the first looked up: "r1", "r01" and
  * "r0000000000000001" give the same kp_event_t.
  * @param[out] out receives a borrowed event; NULL on failure.
- * @param name at most 256 bytes; a longer name is refused without being read to its end.
- * @return KP_OK; KP_EINVAL (NULL argument, name longer than 256 bytes); KP_EUNKNOWN_EVENT
+ * @param name at most KP_EVENT_NAME_MAX (256) bytes; a longer name is refused without being read to its end.
+ * @return KP_OK; KP_EINVAL (NULL argument, name longer than KP_EVENT_NAME_MAX bytes); KP_EUNKNOWN_EVENT
  *         (no such name; the message suggests close names, for names up to 64 bytes);
  *         KP_ENOMEM (out of memory, or the sampler already holds 4096 events added this
  *         way: look the name up in a new sampler).

@@ -50,10 +50,10 @@ typedef struct kp_thread kp_thread_t;
  * begins at kp_thread_start().
  * @param[out] out receives the handle (NULL on failure); free with kp_thread_free().
  * @param s the sampler; kept alive by the handle. Not consumed.
- * @param events array of @p count event names (generic or native, at most 256 bytes each);
+ * @param events array of @p count event names (generic or native, at most KP_EVENT_NAME_MAX bytes each);
  *   copied.
- * @param count 1 to 32 events.
- * @return KP_OK, or KP_EINVAL (NULL argument, count 0 or too large, a name longer than 256
+ * @param count 1 to KP_MAX_EVENTS (32) events.
+ * @return KP_OK, or KP_EINVAL (NULL argument, count 0 or too large, a name longer than KP_EVENT_NAME_MAX
  *   bytes, a counter listed twice: by one name twice or by two names of it, such as
  *   "task-clock" and "PERF_COUNT_SW_TASK_CLOCK", "cycles" and "FIXED_CYCLES", "r1" and "r01";
  *   the message names both; checked before availability),

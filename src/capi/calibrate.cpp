@@ -10,7 +10,7 @@
 
 namespace {
 
-constexpr size_t kMaxEvents = 32;
+constexpr size_t kMaxEvents = KP_MAX_EVENTS;
 constexpr unsigned kDefaultRounds = 100;
 constexpr unsigned kMaxRounds = 1000000;
 constexpr uint64_t kUntouched = ~uint64_t{0};

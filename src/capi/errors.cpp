@@ -29,6 +29,7 @@ const char *kp_strerror(int status) {
     case KP_EKERNEL: return "kernel refused the operation";
     case KP_EBUFSIZE: return "buffer too small";
     case KP_EPARTIAL: return "values are partial (events were multiplexed)";
+    case KP_EEXEC: return "the command could not be executed";
     default: return "unknown status";
     }
 }

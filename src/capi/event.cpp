@@ -8,6 +8,7 @@ const char *kp_event_name(const kp_event_t *e) { return e ? e->name.c_str() : nu
 const char *kp_event_native_name(const kp_event_t *e) { return e ? e->native_name.c_str() : nullptr; }
 const char *kp_event_description(const kp_event_t *e) { return e ? e->description.c_str() : nullptr; }
 int kp_event_kind(const kp_event_t *e) { return e ? static_cast<int>(e->kind) : -1; }
+int kp_event_unit(const kp_event_t *e) { return e ? static_cast<int>(e->unit) : -1; }
 int kp_event_is_generic(const kp_event_t *e) { return e && e->generic ? 1 : 0; }
 int kp_event_is_available(const kp_event_t *e) { return e && e->available ? 1 : 0; }
 const char *kp_event_unavailable_reason(const kp_event_t *e) {

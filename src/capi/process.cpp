@@ -21,7 +21,7 @@ struct kp_process {
 
 namespace {
 
-constexpr size_t kMaxEvents = 32;
+constexpr size_t kMaxEvents = KP_MAX_EVENTS;
 constexpr size_t kMaxArgs = 1u << 20;  // far beyond what exec accepts (ARG_MAX)
 
 // The checks both constructors share, then the events resolved as kp_thread_new does.

@@ -15,7 +15,7 @@ using kpc::record_error;
 
 namespace {
 
-constexpr size_t kMaxEvents = 32;
+constexpr size_t kMaxEvents = KP_MAX_EVENTS;
 
 // Cold and out of line: the sampling entry points then need no stack frame of their own
 // for the message buffer, and kp_thread_sample ends in a tail call to the backend's read.

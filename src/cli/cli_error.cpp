@@ -1,5 +1,7 @@
 #include "cli/cli_error.hpp"
 
+#include <cerrno>
+
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
@@ -8,6 +10,10 @@ std::string last_kp_error(int status) {
     const char *msg = kp_error_last_message();
     if (msg && *msg) return msg;
     return kp_strerror(status);
+}
+
+int exec_failure_exit(int exec_errno) {
+    return exec_errno == ENOENT ? kExitNotFound : kExitCannotRun;
 }
 
 const char *status_name(int status) {
@@ -28,6 +34,8 @@ const char *status_name(int status) {
     case KP_EFRAMEWORK: return "KP_EFRAMEWORK";
     case KP_EKERNEL: return "KP_EKERNEL";
     case KP_EBUFSIZE: return "KP_EBUFSIZE";
+    case KP_EPARTIAL: return "KP_EPARTIAL";
+    case KP_EEXEC: return "KP_EEXEC";
     default: return "KP_ERROR";
     }
 }

@@ -50,6 +50,10 @@ private:
 // (kp_error_last_message), or kp_strerror(status) when the library left none.
 std::string last_kp_error(int status);
 
+// kpc stat's exit status when its command could not be executed, from the exec's errno
+// alone, as shells decide: 127 when not found (ENOENT), 126 otherwise.
+int exec_failure_exit(int exec_errno);
+
 // "KP_EPERM" for KP_EPERM, ...; "KP_ERROR" for codes this build does not know.
 const char *status_name(int status);
 

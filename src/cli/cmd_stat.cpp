@@ -48,9 +48,7 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
     o.native_name = kp_event_native_name(e);
     o.kind = kind_name(kp_event_kind(e));
     o.generic = kp_event_is_generic(e) != 0;
-    // recount's user-time and system-time are nanoseconds too.
-    o.time_ns = (o.generic && (o.event_name == "task-clock" || o.event_name == "cpu-clock")) ||
-                (o.kind == "software" && (o.event_name == "user-time" || o.event_name == "system-time"));
+    o.time_ns = kp_event_unit(e) == KP_EVENT_UNIT_NANOSECONDS;
     return o;
 }
 

@@ -3,9 +3,6 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include "cli/cli_error.hpp"
 #include "cli/process_watch.hpp"
 #include "cli/run_signals.hpp"
@@ -56,9 +53,8 @@ CountedCommand::CountedCommand(kp_sampler_t *sampler, const std::vector<std::str
     }
     int os = kp_error_last_os_code();
     std::string message = last_kp_error(rc);
-    // The exec failed: exit as a shell does (127: not found, 126: cannot be executed).
-    if ((rc == KP_EINVAL || rc == KP_ENOMEM) && os != 0 && message.rfind("cannot run '", 0) == 0)
-        throw CliError(message, os == ENOENT ? kExitNotFound : kExitCannotRun);
+    // The exec failed: exit as a shell does, from its errno.
+    if (rc == KP_EEXEC) throw CliError(message, exec_failure_exit(os));
     throw CliError("cannot count the command: " + message, kExitStatFailed, rc);
 }
 

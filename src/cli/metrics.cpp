@@ -7,8 +7,9 @@ bool positive(const std::optional<double> &v) { return v && *v > 0; }
 
 }  // namespace
 
-std::optional<Metric> derive_metric(const std::string &name, double value, const MetricInputs &in) {
-    if (name == "task-clock" || name == "cpu-clock") {
+std::optional<Metric> derive_metric(const std::string &name, bool time_ns, double value,
+                                    const MetricInputs &in) {
+    if (time_ns) {
         if (in.elapsed_ns <= 0) return std::nullopt;
         return Metric{"cpus_utilized", value / in.elapsed_ns, "CPUs utilized", false, false};
     }

@@ -25,9 +25,11 @@ struct Metric {
 };
 
 // The metric for one counted event: `generic_name` is its generic name ("" for native
-// events), `value` its mean count. Ratios need their input counted and non-zero; anything
-// else becomes a rate per second of task-clock (of elapsed time without task-clock).
-std::optional<Metric> derive_metric(const std::string &generic_name, double value,
+// events), `time_ns` whether it counts nanoseconds (kp_event_unit), `value` its mean. A
+// time is CPUs utilized over the elapsed time; ratios need their input counted and
+// non-zero; anything else becomes a rate per second of task-clock (of elapsed time without
+// task-clock).
+std::optional<Metric> derive_metric(const std::string &generic_name, bool time_ns, double value,
                                     const MetricInputs &in);
 
 }  // namespace kpc_cli

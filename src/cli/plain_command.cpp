@@ -25,8 +25,7 @@ PlainCommand::PlainCommand(const std::vector<std::string> &argv) {
     int err = posix_spawnp(&pid_, args[0], nullptr, nullptr, args.data(), environ);
     if (err != 0) {
         pid_ = -1;
-        throw CliError("cannot run '" + argv[0] + "': " + std::strerror(err),
-                       err == ENOENT ? kExitNotFound : kExitCannotRun);
+        throw CliError("cannot run '" + argv[0] + "': " + std::strerror(err), exec_failure_exit(err));
     }
     forward_signals_to(pid_);
 }

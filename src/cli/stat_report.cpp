@@ -41,18 +41,6 @@ std::string metric_text(const Metric &m) {
     return format("%9.3f %s", m.value, m.unit);
 }
 
-// The reason with the event's own name taken out, so that events failing for the same
-// cause share one note: "perf_event_open(cycles): ..." -> "perf_event_open: ...".
-std::string shared_reason(const EventOutcome &e) {
-    std::string r = e.reason;
-    for (const std::string &n : {e.event_name, e.name}) {
-        std::string needle = "(" + n + ")";
-        size_t at = r.find(needle);
-        if (!n.empty() && at != std::string::npos) r.erase(at, needle.size());
-    }
-    return r;
-}
-
 std::string rtrim(std::string s) {
     while (!s.empty() && s.back() == ' ') s.pop_back();
     return s;
@@ -81,13 +69,14 @@ std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) 
     return rtrim(line);
 }
 
-// One note per distinct reason, listing the events it applies to.
+// One note per distinct reason, listing the events it applies to. libkpc's per-event
+// reasons leave the event's name out, so one cause reads the same for every event.
 std::string reasons_text(const StatResult &r) {
     std::vector<std::pair<std::string, std::string>> notes;  // (label: events, reason)
     std::map<std::string, size_t> index;
     for (const EventOutcome &e : r.events) {
         if (e.status == EventStatus::counted) continue;
-        std::string reason = shared_reason(e);
+        const std::string &reason = e.reason;
         std::string key = std::string(status_label(e.status)) + "\n" + reason;
         auto it = index.find(key);
         if (it == index.end()) {
@@ -182,7 +171,7 @@ MetricInputs metric_inputs(const StatResult &r) {
 
 std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
     if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
-    return derive_metric(e.generic ? e.event_name : "", summarize(e.values).mean, in);
+    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values).mean, in);
 }
 
 double rate_in_unit(double v, const char **prefix) {

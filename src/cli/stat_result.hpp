@@ -20,7 +20,7 @@ struct EventOutcome {
     std::string native_name;  // kp_event_native_name
     std::string kind;         // fixed / configurable / software
     bool generic = false;
-    bool time_ns = false;     // task-clock / cpu-clock: the value is nanoseconds
+    bool time_ns = false;     // the value is nanoseconds (kp_event_unit)
     int group = -1;           // the number of its {group} in -e, or -1
     EventStatus status = EventStatus::counted;
     std::string reason;       // why not counted (first failing run); empty when counted

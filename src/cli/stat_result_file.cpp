@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/json_reader.hpp"
+#include "kpc/event.h"
 
 namespace kpc_cli {
 
@@ -15,7 +16,7 @@ namespace {
 constexpr size_t kMaxFileBytes = size_t{64} << 20;
 constexpr double kMaxRuns = 1e6;        // kpc stat -r accepts far fewer
 constexpr size_t kMaxEvents = 4096;     // the library's own limit per sampler
-constexpr size_t kMaxNameBytes = 256;   // longer event names are refused by the library
+constexpr size_t kMaxNameBytes = KP_EVENT_NAME_MAX;  // longer event names are refused by the library
 constexpr double kMaxValue = 18446744073709551616.0;  // 2^64
 
 using Type = JsonValue::Type;
@@ -70,7 +71,8 @@ StatResultEvent read_event(const Reader &r, const JsonValue &e, size_t index, si
     StatResultEvent ev;
     ev.name = r.text(e, "name", where);
     if (!printable_name(ev.name))
-        r.fail(where + "has a name that is empty, longer than 256 bytes or not printable ASCII");
+        r.fail(where + "has a name that is empty, longer than " + std::to_string(kMaxNameBytes) +
+               " bytes or not printable ASCII");
     where = "event \"" + ev.name + "\" ";
     ev.status = r.text(e, "status", where);
     ev.unit = r.text(e, "unit", where);

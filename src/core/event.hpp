@@ -16,6 +16,7 @@ struct kp_event {
     int unavailable_os_code = 0;     // errno/kpep code behind unavailable_reason, 0 if none
     std::string alias, errata, fallback;  // Apple kpep strings; empty = none
     kp_event_kind_t kind = KP_EVENT_CONFIGURABLE;
+    kp_event_unit_t unit = KP_EVENT_UNIT_COUNT;  // set where the backend makes the event
     bool generic = false;
     bool available = true;
     bool has_alias = false, has_errata = false, has_fallback = false;

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "kpc/event.h"
+
 namespace kpc {
 
 enum class GenericId {
@@ -23,6 +25,7 @@ struct GenericEvent {
     const char *name;
     bool software;  // counted by the OS kernel rather than the PMU
     const char *description;
+    kp_event_unit_t unit = KP_EVENT_UNIT_COUNT;
 };
 
 // All generic events, hardware first, in a stable order.

@@ -137,8 +137,7 @@ void HeldChild::exec() {
     close_fd(exec_err_fd_);
     if (n != static_cast<ssize_t>(sizeof exec_errno)) return;
     kill_and_reap();
-    fail(exec_errno == ENOMEM ? KP_ENOMEM : KP_EINVAL,
-         "cannot run '" + program_ + "': " + exec_hint(exec_errno) + " " + errno_text(exec_errno),
+    fail(KP_EEXEC, "cannot run '" + program_ + "': " + exec_hint(exec_errno) + " " + errno_text(exec_errno),
          exec_errno);
 }
 

@@ -23,8 +23,8 @@ public:
     HeldChild &operator=(const HeldChild &) = delete;
 
     int pid() const noexcept { return pid_; }
-    // Let the child exec. Returns once the exec succeeded; throws KP_EINVAL naming the
-    // program and the errno (KP_ENOMEM for ENOMEM) after reaping the child if it failed.
+    // Let the child exec. Returns once the exec succeeded; throws KP_EEXEC naming the
+    // program, with the exec's errno as its OS code, after reaping the child if it failed.
     void exec();
     // Blocks until the child has exited, without reaping it (a zombie still answers
     // questions about itself). Returns 0 or the errno (ECHILD: someone else reaped it).

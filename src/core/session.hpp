@@ -27,7 +27,7 @@ public:
     const EventDatabase &events() const { return events_; }
 
     // The longest event name accepted, in bytes; longer ones are refused before any lookup.
-    static constexpr size_t kMaxNameLength = 256;
+    static constexpr size_t kMaxNameLength = KP_EVENT_NAME_MAX;
     // A C string as resolve() needs it, reading at most kMaxNameLength + 1 bytes: enough
     // to refuse a longer name without walking all of it.
     static std::string_view bounded_name(const char *name) noexcept {

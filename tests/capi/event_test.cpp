@@ -10,6 +10,7 @@ TEST(Event, NullIsHarmless) {
     EXPECT_EQ(kp_event_native_name(nullptr), nullptr);
     EXPECT_EQ(kp_event_description(nullptr), nullptr);
     EXPECT_EQ(kp_event_kind(nullptr), -1);
+    EXPECT_EQ(kp_event_unit(nullptr), -1);
     EXPECT_EQ(kp_event_is_generic(nullptr), 0);
     EXPECT_EQ(kp_event_is_available(nullptr), 0);
     EXPECT_EQ(kp_event_unavailable_reason(nullptr), nullptr);
@@ -42,6 +43,9 @@ TEST(Event, GenericEventsAreDescribedConsistently) {
                   std::string(name).find("faults") != std::string::npos ||
                   std::string(name) == "context-switches" || std::string(name) == "cpu-migrations";
         EXPECT_EQ(kp_event_kind(e), sw ? KP_EVENT_SOFTWARE : KP_EVENT_CONFIGURABLE) << name;
+        // Only the two clocks count time; every other generic event counts occurrences.
+        bool clock = std::string(name) == "task-clock" || std::string(name) == "cpu-clock";
+        EXPECT_EQ(kp_event_unit(e), clock ? KP_EVENT_UNIT_NANOSECONDS : KP_EVENT_UNIT_COUNT) << name;
         // Unavailable events always say why; available ones never carry a reason.
         EXPECT_EQ(kp_event_is_available(e) == 0, std::strlen(kp_event_unavailable_reason(e)) > 0) << name;
         if (sw) EXPECT_EQ(kp_event_is_available(e), 1) << name << ": " << kp_event_unavailable_reason(e);

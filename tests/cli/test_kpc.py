@@ -359,6 +359,17 @@ class KpcCliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 125)
         self.assertIn("unknown event 'no-such-event'", p.stderr)
 
+    def test_stat_exit_status_follows_the_exec_errno(self):
+        # libkpc says "could not be executed" with KP_EEXEC and the errno; kpc decides from
+        # those alone, as a shell does: 127 only for ENOENT, 126 for any other errno.
+        p = Kpc.run(["stat", "-e", "task-clock", "--", "/etc/passwd/not-a-dir"])
+        self.assertEqual(p.returncode, 126, p.stderr)
+        self.assertIn("Not a directory", p.stderr)
+        self.assertIn("/etc/passwd/not-a-dir", p.stderr)
+        p = Kpc.run(["stat", "-e", "task-clock", "--", "kpc-no-such-program-anywhere"])
+        self.assertEqual(p.returncode, 127, p.stderr)
+        self.assertIn("PATH", p.stderr)
+
     def test_stat_leaves_child_output_alone(self):
         p = Kpc.run(["stat", "-e", "task-clock", "--", "echo", "hello"])
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -383,6 +394,25 @@ class KpcCliTest(unittest.TestCase):
         self.assertIn("/nonexistent-dir/x", p.stderr)
 
     # ---- stat: counts --------------------------------------------------------------
+
+    def test_stat_unit_comes_from_the_library_not_the_name(self):
+        # The perf name of task-clock (libpfm4) is the same clock: kpc shows it in msec with
+        # "CPUs utilized" because libkpc says its unit is nanoseconds, not because of its name.
+        name = "PERF_COUNT_SW_TASK_CLOCK"
+        p, r = Kpc.stat_json(["-e", name + ",page-faults", "--", WORKLOAD, "spin", "50"])
+        if p.returncode == 125 and "unknown event '%s'" % name in p.stderr:
+            self.skipTest("this libkpc has no libpfm4, so %s is not a name it knows" % name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        clock, faults = event(r, name), event(r, "page-faults")
+        self.assertEqual(clock["status"], "counted", clock)
+        self.assertEqual((clock["unit"], clock["metric"]["id"]), ("ns", "cpus_utilized"))
+        self.assertEqual((faults["unit"], faults["metric"]["id"]), ("", "per_second"))
+        # The spin's 50 ms of CPU time, in nanoseconds: a count would be far smaller.
+        self.assertGreaterEqual(clock["value"]["mean"], 45e6)
+        self.assertLessEqual(clock["value"]["mean"], 10e9)
+        text = Kpc.run(["stat", "-e", name, "--", "true"])
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertRegex(text.stderr, r"[0-9.]+ msec %s +# +[0-9.]+ CPUs utilized" % name)
 
     def test_stat_task_clock_of_busy_child(self):
         self.require_counting()

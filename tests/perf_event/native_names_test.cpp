@@ -30,6 +30,13 @@ TEST_F(NativeNames, LibpfmSoftwareEventCountsLikeTheGenericOne) {
     EXPECT_EQ(kp_event_kind(e), KP_EVENT_SOFTWARE);
     EXPECT_EQ(kp_event_is_generic(e), 0);
     EXPECT_EQ(kp_event_selector(e), 2u);  // PERF_COUNT_SW_PAGE_FAULTS
+    EXPECT_EQ(kp_event_unit(e), KP_EVENT_UNIT_COUNT);
+    // The clocks keep their unit under their perf names: the unit follows the encoding.
+    for (const char *clock : {"perf::PERF_COUNT_SW_TASK_CLOCK", "perf::PERF_COUNT_SW_CPU_CLOCK"}) {
+        const kp_event_t *c = nullptr;
+        ASSERT_EQ(kp_sampler_event_find(&c, s, clock), KP_OK) << clock << ": " << kp_error_last_message();
+        EXPECT_EQ(kp_event_unit(c), KP_EVENT_UNIT_NANOSECONDS) << clock;
+    }
     // One counter under two names is refused in one handle (duplicate_names_test.cpp), so
     // each name gets its own handle; the reads are back to back and fault nothing.
     const char *native[] = {"perf::PERF_COUNT_SW_PAGE_FAULTS"};

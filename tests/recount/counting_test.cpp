@@ -184,6 +184,16 @@ TEST_F(Recount, CountsIncludeKernelMode) {
     EXPECT_EQ(kp_event_counts_kernel(event("user-time")), 0);
 }
 
+TEST_F(Recount, TimesAreNanosecondsCountsAreCounts) {
+    open();
+    for (const char *time : {"task-clock", "user-time", "system-time"})
+        EXPECT_EQ(kp_event_unit(event(time)), KP_EVENT_UNIT_NANOSECONDS) << time;
+    for (const char *count : {"cycles", "instructions", "p-cycles"})
+        EXPECT_EQ(kp_event_unit(event(count)), KP_EVENT_UNIT_COUNT) << count;
+    // cpu-clock is not recount's, yet keeps its unit while unavailable.
+    EXPECT_EQ(kp_event_unit(event("cpu-clock")), KP_EVENT_UNIT_NANOSECONDS);
+}
+
 TEST_F(Recount, Macos12HasTotalsOnly) {
     open({{"RCSIM_MACOS", "12.6"}});
     EXPECT_EQ(kp_sampler_access(sampler_), KP_OK) << kp_error_last_message();

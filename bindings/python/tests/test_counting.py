@@ -81,6 +81,8 @@ def test_events_are_copies_describing_the_set(sampler):
     # the handle is freed; the copy still reads
     assert event.native_name == "PERF_COUNT_SW_PAGE_FAULTS"
     assert event.kind.name == "SOFTWARE" and event.is_available and event.is_generic
+    assert event.unit.name == "COUNT"
+    assert sampler.find_event("task-clock").unit.name == "NANOSECONDS"
     assert event.counts_kernel in (True, False)
     assert sampler.find_event("task-clock").is_available
     assert "page-faults" in [e.name for e in sampler.events()]

@@ -17,6 +17,18 @@ def test_status_matches_the_c_enum():
     assert str(libkpc.Status.EPERM) == "permission denied"
     assert libkpc.Status.EPARTIAL == -17
     assert str(libkpc.Status.EPARTIAL) != "unknown status"
+    assert libkpc.Status.EEXEC == -18
+    assert str(libkpc.Status.EEXEC) != "unknown status"
+
+
+def test_limits_and_units_match_the_c_header():
+    event_h = (HEADER.parent / "event.h").read_text()
+    defines = dict(re.findall(r"^#define (KP_\w+) (\d+)$", event_h, re.M))
+    assert int(defines["KP_MAX_EVENTS"]) == libkpc.MAX_EVENTS
+    assert int(defines["KP_EVENT_NAME_MAX"]) == libkpc.EVENT_NAME_MAX
+    units = {name: int(value) for name, value in
+             re.findall(r"^\s*KP_EVENT_UNIT_(\w+)\s*=\s*(\d+)", event_h, re.M)}
+    assert units == {u.name: int(u) for u in libkpc.EventUnit}
 
 
 def test_unknown_event_names_it(sampler):

@@ -1,4 +1,5 @@
 """libkpc.Process on perf_event: a whole process, every thread of it."""
+import errno
 import os
 import signal
 import threading
@@ -89,7 +90,8 @@ def test_read_while_another_thread_waits(sampler):
 def test_errors_carry_status_and_message(sampler):
     with pytest.raises(libkpc.KpcError) as e:
         libkpc.Process.spawn(sampler, ["kpc-no-such-program"], "task-clock")
-    assert e.value.status == libkpc.Status.EINVAL
+    assert e.value.status == libkpc.Status.EEXEC
+    assert e.value.os_code == errno.ENOENT
     assert "kpc-no-such-program" in e.value.message
     with pytest.raises(libkpc.KpcError) as e:
         libkpc.Process.attach(sampler, "no-such-event")

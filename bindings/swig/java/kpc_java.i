@@ -30,7 +30,7 @@
 
 /* Everything SWIG generates is package-private: the public API is the hand-written layer.
  * (SWIG offers no modifier for the <module>Constants interface holding the KP_VERSION_*
- * macros, so KpcNativeConstants stays public; it only holds the header's version.) */
+ * macros, so KpcNativeConstants stays public; it only holds the header's version and limits.) */
 %pragma(java) moduleclassmodifiers="final class"
 %pragma(java) jniclassclassmodifiers="final class"
 %typemap(javaclassmodifiers) SWIGTYPE, SWIGTYPE *, SWIGTYPE &, SWIGTYPE [] "final class"

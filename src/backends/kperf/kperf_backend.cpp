@@ -231,6 +231,7 @@ void KperfBackend::populate(EventDatabase &db) {
         e.generic = true;
         if (g.software) {
             e.kind = KP_EVENT_SOFTWARE;
+            e.unit = g.unit;
             e.available = false;
             e.unavailable_reason = kSoftwareReason;
             db.add(std::move(e));

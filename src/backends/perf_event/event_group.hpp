@@ -15,7 +15,7 @@
 namespace kpc::perf {
 
 // Largest group a kp_thread_t may hold (kp_thread_new enforces it).
-constexpr size_t kMaxGroup = 32;
+constexpr size_t kMaxGroup = KP_MAX_EVENTS;
 
 // attr for `e`; hardware events count user mode only, matching Apple's kpc (docs/events.md).
 perf_event_attr make_attr(const Event &e);

@@ -95,6 +95,7 @@ bool resolve_pfm(std::string_view name, Event &out) {
     out.perf_config = attr.config;
     out.perf_config1 = attr.config1;
     out.perf_config2 = attr.config2;
+    out.unit = perf_unit(attr.type, attr.config);
     out.selector = attr.config;
     out.lookup_key = encoding_key(out);
     return true;
@@ -102,6 +103,12 @@ bool resolve_pfm(std::string_view name, Event &out) {
 #endif
 
 }  // namespace
+
+kp_event_unit_t perf_unit(uint32_t type, uint64_t config) {
+    const bool clock = type == PERF_TYPE_SOFTWARE &&
+                       (config == PERF_COUNT_SW_TASK_CLOCK || config == PERF_COUNT_SW_CPU_CLOCK);
+    return clock ? KP_EVENT_UNIT_NANOSECONDS : KP_EVENT_UNIT_COUNT;
+}
 
 bool resolve_native(std::string_view name, Event &out) {
     if (resolve_raw(name, out)) return true;

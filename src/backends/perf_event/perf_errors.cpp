@@ -18,9 +18,10 @@ bool is_transient(int err) {
     return err == EMFILE || err == ENFILE || err == ENOMEM || err == EAGAIN;
 }
 
-int diagnose_open_error(int err, const std::string &event, bool hardware, bool in_group,
-                        std::string *message) {
-    std::string head = "perf_event_open(" + event + "): ";
+namespace {
+
+// The status for `err` and what it means, with the fix and the errno.
+int open_error_cause(int err, bool hardware, bool in_group, std::string *cause) {
     int status = KP_EKERNEL;
     std::string why;
     switch (err) {
@@ -70,13 +71,24 @@ int diagnose_open_error(int err, const std::string &event, bool hardware, bool i
         why = "the kernel refused the event";
         break;
     }
-    if (message) *message = head + why + " " + errno_text(err);
+    *cause = why + " " + errno_text(err);
+    return status;
+}
+
+}  // namespace
+
+int diagnose_open_error(int err, bool hardware, bool in_group, std::string *reason,
+                        const std::string &event) {
+    std::string cause;
+    int status = open_error_cause(err, hardware, in_group, &cause);
+    const std::string head = event.empty() ? "perf_event_open: " : "perf_event_open(" + event + "): ";
+    if (reason) *reason = head + cause;
     return status;
 }
 
 void throw_open_error(int err, const std::string &event, bool hardware, bool in_group) {
     std::string msg;
-    int status = diagnose_open_error(err, event, hardware, in_group, &msg);
+    int status = diagnose_open_error(err, hardware, in_group, &msg, event);
     fail(status, msg, err);
 }
 

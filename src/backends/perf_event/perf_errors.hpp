@@ -16,8 +16,11 @@ int paranoid_level();
 // anything about the event: such a failure must not decide the event's availability.
 bool is_transient(int err);
 
-// The same diagnosis as a status + message, without throwing (for availability probes).
-int diagnose_open_error(int err, const std::string &event, bool hardware, bool in_group,
-                        std::string *message);
+// The same diagnosis as a status + reason, without throwing. Without `event`, for a reason
+// reported per event (kp_event_unavailable_reason, kp_process_event_status):
+// "perf_event_open: <cause>", leaving out the name its reader already has, so that events
+// refused for one cause share one text. With it, "perf_event_open(<event>): <cause>".
+int diagnose_open_error(int err, bool hardware, bool in_group, std::string *reason,
+                        const std::string &event = "");
 
 }  // namespace kpc::perf

@@ -26,8 +26,9 @@ namespace kpc {
 namespace perf {
 namespace {
 
-// Try to open `e` alone on this thread, disabled, to learn whether it can be counted.
-int probe(const Event &e, std::string *why, int *err_out = nullptr) {
+// Try to open `e` alone on this thread, disabled, to learn whether it can be counted. `why`
+// names the event when `named`; otherwise it is the event's own reason (perf_errors.hpp).
+int probe(const Event &e, std::string *why, int *err_out = nullptr, bool named = false) {
     perf_event_attr a = make_attr(e);
     a.disabled = 1;
     int fd = open_event(a, 0, -1, PERF_FLAG_FD_CLOEXEC);
@@ -37,7 +38,7 @@ int probe(const Event &e, std::string *why, int *err_out = nullptr) {
     }
     int err = errno;
     if (err_out) *err_out = err;
-    return diagnose_open_error(err, e.name, is_hardware(e), false, why);
+    return diagnose_open_error(err, is_hardware(e), false, why, named ? e.name : "");
 }
 
 class PerfEventBackend final : public Backend {
@@ -60,7 +61,7 @@ public:
         cycles.perf_type = enc.type;
         cycles.perf_config = enc.config;
         std::string why;
-        int status = probe(cycles, &why);
+        int status = probe(cycles, &why, nullptr, true);
         if (status == KP_OK) return;
         // No PMU at all is "unsupported" for the machine, "unavailable" for one event.
         if (status == KP_EUNAVAILABLE) status = KP_EUNSUPPORTED;
@@ -81,6 +82,7 @@ public:
             e.counts_kernel = all[i].software;  // hardware events are opened with exclude_kernel
             e.perf_type = enc.type;
             e.perf_config = enc.config;
+            e.unit = perf_unit(enc.type, enc.config);
             e.selector = enc.config;
             if (!enc.unavailable.empty()) {
                 e.available = false;
@@ -112,8 +114,7 @@ public:
     // and for the software events it counts at a place in the code (page faults), not for
     // the clocks, which count time in every mode: refused there rather than ignored.
     void apply_modifiers(Event &e) const override {
-        if (e.perf_type == PERF_TYPE_SOFTWARE &&
-            (e.perf_config == PERF_COUNT_SW_TASK_CLOCK || e.perf_config == PERF_COUNT_SW_CPU_CLOCK))
+        if (perf_unit(e.perf_type, e.perf_config) == KP_EVENT_UNIT_NANOSECONDS)
             fail(KP_EUNSUPPORTED, "event '" + e.name +
                                       "': the kernel ignores :u/:k for a clock (it counts the "
                                       "time of every mode); count it without them, or use "

@@ -87,7 +87,7 @@ int ProcessEvents::diagnose(int err, const Event &e, int target, bool in_group,
                             std::string *message) const {
     const bool denied = err == EACCES || err == EPERM;
     if (denied && mode_ == Mode::system) {
-        *message = "perf_event_open(" + e.name + ") on CPU " + std::to_string(target) +
+        *message = "perf_event_open on CPU " + std::to_string(target) +
                    ": permission denied: counting every CPU (system-wide) needs "
                    "kernel.perf_event_paranoid <= 0 (it is " + std::to_string(paranoid_level()) +
                    ") or CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8). Run as root, or allow it "
@@ -98,7 +98,7 @@ int ProcessEvents::diagnose(int err, const Event &e, int target, bool in_group,
         int fd = open_event(process_attr(e), 0, -1, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0) {
             close(fd);
-            *message = "perf_event_open(" + e.name + ") on process " + std::to_string(pid_) +
+            *message = "perf_event_open on process " + std::to_string(pid_) +
                        ": permission denied: counting another process needs the right to trace "
                        "it, and process " + std::to_string(pid_) +
                        " belongs to another user or is more privileged (setuid, not dumpable). "
@@ -106,12 +106,13 @@ int ProcessEvents::diagnose(int err, const Event &e, int target, bool in_group,
             return KP_EPERM;
         }
     }
-    return diagnose_open_error(err, e.name, is_hardware(e), in_group, message);
+    return diagnose_open_error(err, is_hardware(e), in_group, message);
 }
 
 void ProcessEvents::open_all(const std::vector<const Event *> &events, const std::vector<int> &groups) {
     const std::vector<int> online = mode_ == Mode::system ? online_cpus() : std::vector<int>();
     std::vector<std::vector<int>> event_cpus;  // system-wide: the CPUs each event's PMU serves
+    for (size_t i = 0; i < events.size(); ++i) events_[i].name = events[i]->name;
     for (const Event *e : events)
         event_cpus.push_back(mode_ == Mode::system ? cpus_for_event(process_attr(*e), online)
                                                    : std::vector<int>());
@@ -222,7 +223,7 @@ void ProcessEvents::drop_ended_threads() {
 
 void ProcessEvents::require_all_events() const {
     for (const PerEvent &e : events_)
-        if (e.status != KP_OK) fail(e.status, e.error, e.os_code);
+        if (e.status != KP_OK) fail(e.status, "event '" + e.name + "': " + e.error, e.os_code);
 }
 
 void ProcessEvents::require_some_event() const {

@@ -55,7 +55,8 @@ private:
         std::vector<bool> member;
         int status = KP_OK;    // why it could not be opened
         int os_code = 0;
-        std::string error;
+        std::string error;  // the refusal, without the event's name
+        std::string name;   // the event's, for the error that fails the whole set
     };
     ProcessEvents(size_t events, Mode mode, int pid, std::vector<int> targets);
     // Opens every (target, event); records refusals per event.

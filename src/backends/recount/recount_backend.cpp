@@ -138,6 +138,7 @@ Event RecountBackend::make_event(const EventSpec &e, const char *generic_descrip
     if (e.quantity == Quantity::user_time && precise_time_ == 0)
         ev.description += "; this kernel also counts kernel time here";
     ev.kind = is_time(e.quantity) ? KP_EVENT_SOFTWARE : KP_EVENT_FIXED;
+    ev.unit = is_time(e.quantity) ? KP_EVENT_UNIT_NANOSECONDS : KP_EVENT_UNIT_COUNT;
     ev.counts_kernel = e.quantity != Quantity::user_time;
     ev.native = &e;
     ev.unavailable_reason = unavailable_reason(e);
@@ -162,6 +163,7 @@ void RecountBackend::populate(EventDatabase &db) {
         e.description = g.description;
         e.generic = true;
         e.kind = g.software ? KP_EVENT_SOFTWARE : KP_EVENT_CONFIGURABLE;
+        e.unit = g.unit;
         e.available = false;
         e.unavailable_reason = g.software ? kSoftwareReason : kNeedsKperf;
         db.add(std::move(e));

@@ -32,6 +32,7 @@ const RELEASED: &[(&str, &str, i64)] = &[
     ("kp_status", "KP_EKERNEL", -15),
     ("kp_status", "KP_EBUFSIZE", -16),
     ("kp_status", "KP_EPARTIAL", -17),
+    ("kp_status", "KP_EEXEC", -18),
     ("kp_event_kind", "KP_EVENT_FIXED", 0),
     ("kp_event_kind", "KP_EVENT_CONFIGURABLE", 1),
     ("kp_event_kind", "KP_EVENT_SOFTWARE", 2),
@@ -39,6 +40,8 @@ const RELEASED: &[(&str, &str, i64)] = &[
     ("kp_backend", "KP_BACKEND_KPERF", 1),
     ("kp_backend", "KP_BACKEND_PERF_EVENT", 2),
     ("kp_backend", "KP_BACKEND_RECOUNT", 3),
+    ("kp_event_unit", "KP_EVENT_UNIT_COUNT", 0),
+    ("kp_event_unit", "KP_EVENT_UNIT_NANOSECONDS", 1),
 ];
 
 /// sizeof(kp_sampler_options_t) for each KP_SAMPLER_OPTIONS_VERSION ever released, in
@@ -258,6 +261,9 @@ fn process_options_layout_is_the_released_one() {
     // The flag and pid values a compiled caller passes.
     assert_eq!(sys::KP_PROCESS_PARTIAL, 1);
     assert_eq!(sys::KP_PROCESS_SYSTEM_WIDE, -1);
+    // The limits a caller sizes its arrays by.
+    assert_eq!(sys::KP_MAX_EVENTS, 32);
+    assert_eq!(sys::KP_EVENT_NAME_MAX, 256);
 }
 
 #[test]

@@ -265,7 +265,7 @@ fn refusals_carry_code_and_cause() {
     let _turn = one_at_a_time();
     let s = perf_event_sampler();
     let err = try_spawn(s, &["task-clock"], &["kpc-no-such-program-anywhere"]).unwrap_err();
-    assert_eq!(err.0, sys::KP_EINVAL, "{}", err.1);
+    assert_eq!(err.0, sys::KP_EEXEC, "{}", err.1);
     assert!(
         err.1.contains("kpc-no-such-program-anywhere") && err.1.contains("PATH"),
         "{}",

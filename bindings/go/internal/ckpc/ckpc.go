@@ -89,6 +89,7 @@ extern swig_intgo _wrap_KP_EFRAMEWORK_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EKERNEL_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EBUFSIZE_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EPARTIAL_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EEXEC_ckpc_32bd3b4e5470d64b(void);
 extern swig_type_2 _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(swig_intgo arg1);
 extern swig_type_3 _wrap_kp_error_last_message_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_kp_error_last_status_ckpc_32bd3b4e5470d64b(void);
@@ -97,10 +98,13 @@ extern void _wrap_kp_error_clear_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EVENT_FIXED_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EVENT_CONFIGURABLE_ckpc_32bd3b4e5470d64b(void);
 extern swig_intgo _wrap_KP_EVENT_SOFTWARE_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EVENT_UNIT_COUNT_ckpc_32bd3b4e5470d64b(void);
+extern swig_intgo _wrap_KP_EVENT_UNIT_NANOSECONDS_ckpc_32bd3b4e5470d64b(void);
 extern swig_type_4 _wrap_kp_event_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_type_5 _wrap_kp_event_native_name_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_type_6 _wrap_kp_event_description_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_intgo _wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
+extern swig_intgo _wrap_kp_event_unit_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_intgo _wrap_kp_event_is_generic_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_intgo _wrap_kp_event_is_available_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
 extern swig_type_7 _wrap_kp_event_unavailable_reason_ckpc_32bd3b4e5470d64b(uintptr_t arg1);
@@ -452,6 +456,14 @@ func _swig_getKP_EPARTIAL() (_swig_ret Enum_SS_kp_status) {
 
 var KP_EPARTIAL Enum_SS_kp_status = _swig_getKP_EPARTIAL()
 
+func _swig_getKP_EEXEC() (_swig_ret Enum_SS_kp_status) {
+	var swig_r Enum_SS_kp_status
+	swig_r = (Enum_SS_kp_status)(C._wrap_KP_EEXEC_ckpc_32bd3b4e5470d64b())
+	return swig_r
+}
+
+var KP_EEXEC Enum_SS_kp_status = _swig_getKP_EEXEC()
+
 func Kp_strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -487,6 +499,9 @@ func Kp_error_clear() {
 	C._wrap_kp_error_clear_ckpc_32bd3b4e5470d64b()
 }
 
+const KP_MAX_EVENTS int = 32
+const KP_EVENT_NAME_MAX int = 256
+
 type Enum_SS_kp_event_kind int
 
 func _swig_getKP_EVENT_FIXED() (_swig_ret Enum_SS_kp_event_kind) {
@@ -512,6 +527,24 @@ func _swig_getKP_EVENT_SOFTWARE() (_swig_ret Enum_SS_kp_event_kind) {
 }
 
 var KP_EVENT_SOFTWARE Enum_SS_kp_event_kind = _swig_getKP_EVENT_SOFTWARE()
+
+type Enum_SS_kp_event_unit int
+
+func _swig_getKP_EVENT_UNIT_COUNT() (_swig_ret Enum_SS_kp_event_unit) {
+	var swig_r Enum_SS_kp_event_unit
+	swig_r = (Enum_SS_kp_event_unit)(C._wrap_KP_EVENT_UNIT_COUNT_ckpc_32bd3b4e5470d64b())
+	return swig_r
+}
+
+var KP_EVENT_UNIT_COUNT Enum_SS_kp_event_unit = _swig_getKP_EVENT_UNIT_COUNT()
+
+func _swig_getKP_EVENT_UNIT_NANOSECONDS() (_swig_ret Enum_SS_kp_event_unit) {
+	var swig_r Enum_SS_kp_event_unit
+	swig_r = (Enum_SS_kp_event_unit)(C._wrap_KP_EVENT_UNIT_NANOSECONDS_ckpc_32bd3b4e5470d64b())
+	return swig_r
+}
+
+var KP_EVENT_UNIT_NANOSECONDS Enum_SS_kp_event_unit = _swig_getKP_EVENT_UNIT_NANOSECONDS()
 
 func Kp_event_name(arg1 Kp_event) (_swig_ret string) {
 	var swig_r string
@@ -547,6 +580,13 @@ func Kp_event_kind(arg1 Kp_event) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	swig_r = (int)(C._wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Kp_event_unit(arg1 Kp_event) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_kp_event_unit_ckpc_32bd3b4e5470d64b(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

@@ -545,6 +545,18 @@ intgo _wrap_KP_EPARTIAL_ckpc_32bd3b4e5470d64b() {
 }
 
 
+intgo _wrap_KP_EEXEC_ckpc_32bd3b4e5470d64b() {
+  enum kp_status result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_EEXEC;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_kp_strerror_ckpc_32bd3b4e5470d64b(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
@@ -633,6 +645,30 @@ intgo _wrap_KP_EVENT_SOFTWARE_ckpc_32bd3b4e5470d64b() {
 }
 
 
+intgo _wrap_KP_EVENT_UNIT_COUNT_ckpc_32bd3b4e5470d64b() {
+  enum kp_event_unit result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_EVENT_UNIT_COUNT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_KP_EVENT_UNIT_NANOSECONDS_ckpc_32bd3b4e5470d64b() {
+  enum kp_event_unit result;
+  intgo _swig_go_result;
+  
+  
+  result = KP_EVENT_UNIT_NANOSECONDS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_kp_event_name_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   kp_event_t *arg1 = (kp_event_t *) 0 ;
   char *result = 0 ;
@@ -680,6 +716,19 @@ intgo _wrap_kp_event_kind_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
   arg1 = *(kp_event_t **)&_swig_go_0; 
   
   result = (int)kp_event_kind((struct kp_event const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_kp_event_unit_ckpc_32bd3b4e5470d64b(struct kp_event *_swig_go_0) {
+  kp_event_t *arg1 = (kp_event_t *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(kp_event_t **)&_swig_go_0; 
+  
+  result = (int)kp_event_unit((struct kp_event const *)arg1);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -15,13 +15,13 @@ the status and libkpc's message.
 from ._native import LibraryNotFoundError, library_path
 from .counters import Counters, Sample
 from .errors import KpcError, Status
-from .event import Event, EventKind
+from .event import EVENT_NAME_MAX, MAX_EVENTS, Event, EventKind, EventUnit
 from .measure import Measurement
 from .process import EventStatus, ExitStatus, Process, ProcessSample, Scope, ThreadTotals
 from .sampler import Backend, Sampler
 
 __all__ = [
-    "Backend", "Counters", "Event", "EventKind", "EventStatus", "ExitStatus", "KpcError",
+    "EVENT_NAME_MAX", "MAX_EVENTS", "Backend", "Counters", "Event", "EventKind", "EventStatus", "EventUnit", "ExitStatus", "KpcError",
     "LibraryNotFoundError", "Measurement", "Process", "ProcessSample", "Sample", "Sampler",
     "Scope", "Status", "ThreadTotals", "library_path", "version",
 ]

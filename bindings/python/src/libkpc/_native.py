@@ -145,6 +145,7 @@ _PROTOTYPES = {
     "kp_event_selector": (ctypes.c_uint64, [_void_p]),
     "kp_event_fixed_counter": (_int, [_void_p]),
     "kp_event_counts_kernel": (_int, [_void_p]),
+    "kp_event_unit": (_int, [_void_p]),
     "kp_thread_new": (_int, [ctypes.POINTER(_void_p), _void_p, ctypes.POINTER(_c_char_p), _size_t]),
     "kp_thread_free": (None, [_void_p]),
     "kp_thread_start": (_int, [_void_p]),

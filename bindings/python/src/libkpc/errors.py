@@ -27,6 +27,9 @@ class Status(enum.IntEnum):
     #: The kernel multiplexed the handle's events: the values are partial (use
     #: ``sample_full()`` for the scaling times). ``sample()`` and ``calibrate()`` raise it.
     EPARTIAL = -17
+    #: The command of ``Process.spawn`` could not be executed (not found, not executable);
+    #: ``KpcError.os_code`` is the exec's errno (ENOENT when not found).
+    EEXEC = -18
 
     def __str__(self):
         return _native.text(_native.lib().kp_strerror(int(self)))

@@ -14,6 +14,19 @@ class EventKind(enum.IntEnum):
     SOFTWARE = 2
 
 
+class EventUnit(enum.IntEnum):
+    """kp_event_unit_t: what an event's count counts."""
+
+    COUNT = 0  # occurrences (cycles, page-faults, ...)
+    NANOSECONDS = 1  # time: task-clock, cpu-clock, recount's user-time and system-time
+
+
+#: KP_MAX_EVENTS: most events one Counters or Process counts.
+MAX_EVENTS = 32
+#: KP_EVENT_NAME_MAX: longest event name accepted, in bytes of UTF-8.
+EVENT_NAME_MAX = 256
+
+
 @dataclasses.dataclass(frozen=True)
 class Event:
     """One event, copied out of libkpc's borrowed ``kp_event_t``: it never dangles."""
@@ -22,6 +35,7 @@ class Event:
     native_name: str
     description: str
     kind: EventKind
+    unit: EventUnit
     is_generic: bool
     is_available: bool
     unavailable_reason: str  # "" when available; otherwise why, and what to do
@@ -41,6 +55,7 @@ class Event:
             native_name=text(lib.kp_event_native_name(ptr)),
             description=text(lib.kp_event_description(ptr)),
             kind=EventKind(lib.kp_event_kind(ptr)),
+            unit=EventUnit(lib.kp_event_unit(ptr)),
             is_generic=bool(lib.kp_event_is_generic(ptr)),
             is_available=bool(lib.kp_event_is_available(ptr)),
             unavailable_reason=text(lib.kp_event_unavailable_reason(ptr)),

@@ -49,6 +49,10 @@ pub enum Status {
     /// (use [`ThreadSampler::sample_full`](crate::ThreadSampler::sample_full) for the
     /// scaling times). `sample` and `calibrate` return it.
     Partial = -17,
+    /// `KP_EEXEC`: the command of [`Sampler::spawn`](crate::Sampler::spawn) could not be
+    /// executed (not found, not executable); [`SamplerError::os_code`] is the exec's errno
+    /// (`ENOENT` when not found).
+    Exec = -18,
 }
 
 impl Status {
@@ -73,6 +77,7 @@ impl Status {
             -15 => Kernel,
             -16 => BufferTooSmall,
             -17 => Partial,
+            -18 => Exec,
             _ => Error,
         }
     }

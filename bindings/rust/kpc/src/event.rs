@@ -14,6 +14,21 @@ pub enum EventKind {
     Software,
 }
 
+/// The unit of an event's count (`kp_event_unit_t`).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventUnit {
+    /// A number of occurrences (cycles, page-faults, ...).
+    Count,
+    /// Time in nanoseconds: task-clock, cpu-clock, recount's user-time and system-time.
+    Nanoseconds,
+}
+
+/// Most events one [`crate::ThreadSampler`] or [`crate::Process`] counts (`KP_MAX_EVENTS`).
+pub const MAX_EVENTS: usize = ffi::KP_MAX_EVENTS;
+/// Longest event name accepted, in bytes (`KP_EVENT_NAME_MAX`).
+pub const EVENT_NAME_MAX: usize = ffi::KP_EVENT_NAME_MAX;
+
 /// One event, copied out of libkpc's borrowed `kp_event_t`, so it never dangles.
 ///
 /// Events are named, not enumerated: a generic name means the same thing on every backend
@@ -31,6 +46,8 @@ pub struct Event {
     pub description: String,
     /// Which kind of counter it needs; `None` for a kind this crate does not know.
     pub kind: Option<EventKind>,
+    /// What its count counts; `None` for a unit this crate does not know.
+    pub unit: Option<EventUnit>,
     /// One of libkpc's generic events.
     pub is_generic: bool,
     /// This machine can count it (permission is separate: [`crate::Sampler::access`]).
@@ -67,6 +84,11 @@ impl Event {
                     0 => Some(EventKind::Fixed),
                     1 => Some(EventKind::Configurable),
                     2 => Some(EventKind::Software),
+                    _ => None,
+                },
+                unit: match ffi::kp_event_unit(e) {
+                    0 => Some(EventUnit::Count),
+                    1 => Some(EventUnit::Nanoseconds),
                     _ => None,
                 },
                 is_generic: ffi::kp_event_is_generic(e) == 1,

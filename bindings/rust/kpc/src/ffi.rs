@@ -46,6 +46,11 @@ pub const KP_PROCESS_PARTIAL: c_uint = 0x1;
 /// `kp_process_attach_ex` pid: every CPU (system-wide).
 pub const KP_PROCESS_SYSTEM_WIDE: i32 = -1;
 
+/// `KP_MAX_EVENTS`: most events one thread or process handle counts.
+pub const KP_MAX_EVENTS: usize = 32;
+/// `KP_EVENT_NAME_MAX`: longest event name accepted, in bytes.
+pub const KP_EVENT_NAME_MAX: usize = 256;
+
 /// Opaque, borrowed `kp_event_t`.
 #[repr(C)]
 pub struct kp_event_t {
@@ -211,6 +216,7 @@ extern "C" {
     pub fn kp_event_selector(e: *const kp_event_t) -> u64;
     pub fn kp_event_fixed_counter(e: *const kp_event_t) -> c_int;
     pub fn kp_event_counts_kernel(e: *const kp_event_t) -> c_int;
+    pub fn kp_event_unit(e: *const kp_event_t) -> c_int;
 }
 
 /// A borrowed C string as an owned `String` (lossy: CPU names come from /proc/cpuinfo);

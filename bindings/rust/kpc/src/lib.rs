@@ -41,7 +41,7 @@ mod sampler;
 mod thread;
 
 pub use error::{Result, SamplerError, Status};
-pub use event::{Event, EventKind};
+pub use event::{Event, EventKind, EventUnit, EVENT_NAME_MAX, MAX_EVENTS};
 pub use process::{Process, ProcessExit, ProcessOptions, ProcessSample, ProcessScope, ThreadTotals};
 pub use sampler::{Backend, Sampler, SamplerOptions};
 pub use thread::{FullSample, ThreadSampler};

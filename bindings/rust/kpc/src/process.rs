@@ -169,7 +169,7 @@ impl Sampler {
     /// command runs. Do not reap it yourself; [`Process::wait`] does.
     ///
     /// # Errors
-    /// [`Status::InvalidArgument`] (no events or more than 32, an empty `argv`, a name
+    /// [`Status::InvalidArgument`] (no events or more than [`MAX_EVENTS`](crate::MAX_EVENTS), an empty `argv`, a name
     /// listed twice, a NUL byte, or the command cannot be run: the message names the
     /// program and the exec error, [`SamplerError::os_code`] its errno),
     /// [`Status::UnknownEvent`], [`Status::Unavailable`], [`Status::PermissionDenied`],

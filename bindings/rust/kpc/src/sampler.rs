@@ -107,12 +107,12 @@ impl Sampler {
 
     /// Counters for `events` on the calling thread (`kp_thread_new`), not yet started.
     ///
-    /// `events` are generic or native names (see [`Event`]), 1 to 32 of them. Each
+    /// `events` are generic or native names (see [`Event`]), 1 to [`MAX_EVENTS`](crate::MAX_EVENTS) of them. Each
     /// [`ThreadSampler::sample`] returns `[u64; N]` in the same order.
     ///
     /// # Errors
-    /// [`Status::InvalidArgument`] (no events, more than 32, a name listed twice or longer
-    /// than 256 bytes, a NUL byte in a name), [`Status::UnknownEvent`],
+    /// [`Status::InvalidArgument`] (no events, more than [`MAX_EVENTS`](crate::MAX_EVENTS), a name listed twice or
+    /// longer than [`EVENT_NAME_MAX`](crate::EVENT_NAME_MAX) bytes, a NUL byte in a name), [`Status::UnknownEvent`],
     /// [`Status::Unavailable`] (not on this machine: the message names the event and why),
     /// [`Status::Conflict`], [`Status::PermissionDenied`] (the message says how to allow
     /// counting), [`Status::Busy`], [`Status::Unsupported`], [`Status::BadState`] (sampler
@@ -230,7 +230,7 @@ impl Sampler {
     ///
     /// # Errors
     /// [`Status::UnknownEvent`] (the message suggests close names),
-    /// [`Status::InvalidArgument`] (longer than 256 bytes, or a NUL byte),
+    /// [`Status::InvalidArgument`] (longer than [`EVENT_NAME_MAX`](crate::EVENT_NAME_MAX) bytes, or a NUL byte),
     /// [`Status::OutOfMemory`].
     pub fn find_event(&self, name: &str) -> Result<Event> {
         let name = c_string(name, "event name")?;

@@ -151,7 +151,7 @@ fn errors_carry_the_status_and_the_message() {
     let e = s
         .spawn(["kpc-no-such-program"], ["task-clock"])
         .unwrap_err();
-    assert_eq!(e.status(), Status::InvalidArgument);
+    assert_eq!(e.status(), Status::Exec);
     assert!(e.message().contains("kpc-no-such-program"), "{}", e);
     assert_eq!(e.os_code(), libc::ENOENT);
     let e = s.spawn(Vec::<&str>::new(), ["task-clock"]).unwrap_err();

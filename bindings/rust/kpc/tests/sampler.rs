@@ -1,7 +1,7 @@
 //! Sampler: session information, the event database, errors before counting.
 mod common;
 
-use kpc::{Backend, EventKind, Sampler, SamplerOptions, Status};
+use kpc::{Backend, EventKind, EventUnit, Sampler, SamplerOptions, Status};
 
 #[test]
 fn describes_backend_and_cpu() {
@@ -54,6 +54,9 @@ fn lists_and_finds_events() {
     if s.backend() == Some(Backend::PerfEvent) {
         let faults = s.find_event("page-faults").unwrap();
         assert_eq!(faults.kind, Some(EventKind::Software));
+        assert_eq!(faults.unit, Some(EventUnit::Count));
+        let clock = s.find_event("task-clock").unwrap();
+        assert_eq!(clock.unit, Some(EventUnit::Nanoseconds));
         assert!(faults.is_available, "{}", faults.unavailable_reason);
         assert_eq!(faults.unavailable_reason, "");
     }
@@ -93,11 +96,29 @@ fn the_sampler_is_send_and_sync() {
 
 #[test]
 fn status_codes_round_trip() {
-    for code in -17..=-1 {
+    for code in -18..=-1 {
         let status = Status::from_code(code);
         assert_eq!(status as i32, code);
         assert!(!status.text().is_empty());
     }
     assert_eq!(Status::from_code(-17), Status::Partial);
+    assert_eq!(Status::from_code(-18), Status::Exec);
     assert_eq!(Status::from_code(-1000), Status::Error);
+}
+
+#[test]
+fn the_published_limits_are_the_ones_libkpc_enforces() {
+    let s = Sampler::new().unwrap();
+    let e = s.thread(["task-clock"; kpc::MAX_EVENTS + 1]).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    let between = format!("between 1 and {} events", kpc::MAX_EVENTS);
+    assert!(e.message().contains(&between), "{}", e.message());
+    let long = "x".repeat(kpc::EVENT_NAME_MAX + 1);
+    let e = s.find_event(&long).unwrap_err();
+    assert_eq!(e.status(), Status::InvalidArgument);
+    assert!(
+        e.message().contains(&kpc::EVENT_NAME_MAX.to_string()),
+        "{}",
+        e.message()
+    );
 }

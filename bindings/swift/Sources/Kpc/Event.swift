@@ -16,6 +16,19 @@ public struct Event: Hashable, Sendable {
         case software = 2
     }
 
+    /// The unit of an event's count (`kp_event_unit_t`).
+    public enum Unit: Int32, Sendable {
+        /// A number of occurrences (cycles, page-faults, ...).
+        case count = 0
+        /// Time in nanoseconds: task-clock, cpu-clock, recount's user-time and system-time.
+        case nanoseconds = 1
+    }
+
+    /// Most events one ``Counters`` or ``CountedProcess`` counts (`KP_MAX_EVENTS`).
+    public static let maxPerHandle = Int(KP_MAX_EVENTS)
+    /// Longest event name accepted, in bytes of UTF-8 (`KP_EVENT_NAME_MAX`).
+    public static let maxNameBytes = Int(KP_EVENT_NAME_MAX)
+
     /// The name the event was looked up by: the generic name (e.g. `"cycles"`) for generic events.
     public let name: String
     /// The backend's own name, e.g. `"FIXED_CYCLES"` (kperf) or `"PERF_COUNT_HW_CPU_CYCLES"`
@@ -25,6 +38,8 @@ public struct Event: Hashable, Sendable {
     public let summary: String
     /// The kind of counter the event needs.
     public let kind: Kind
+    /// What the count counts: occurrences, or nanoseconds for the clocks.
+    public let unit: Unit
     /// `true` for libkpc's generic events (portable names), `false` for native ones.
     public let isGeneric: Bool
     /// Whether this machine and OS can count the event. Permission is separate:
@@ -53,6 +68,7 @@ public struct Event: Hashable, Sendable {
         nativeName = optionalString(kp_event_native_name(e)) ?? ""
         summary = optionalString(kp_event_description(e)) ?? ""
         kind = Kind(rawValue: kp_event_kind(e)) ?? .configurable
+        unit = Unit(rawValue: kp_event_unit(e)) ?? .count
         isGeneric = kp_event_is_generic(e) != 0
         isAvailable = kp_event_is_available(e) != 0
         let reason = optionalString(kp_event_unavailable_reason(e)) ?? ""

@@ -44,6 +44,10 @@ public enum Status: Int32, CaseIterable, Sendable, CustomStringConvertible {
     /// (use ``Counters/sampleFull()`` for the scaling times). `sample()` and
     /// `calibrate(rounds:)` throw it.
     case partial = -17
+    /// `KP_EEXEC` (-18): the command of ``CountedProcess/spawn(_:events:sampler:)`` could
+    /// not be executed (not found, not executable); ``KpcError/osCode`` is the exec's errno
+    /// (`ENOENT` when not found).
+    case exec = -18
 
     /// The short static description libkpc gives this code, e.g. "permission denied".
     public var description: String { String(cString: kp_strerror(rawValue)) }

@@ -169,9 +169,9 @@ public final class Sampler: @unchecked Sendable {
     /// Prepares `names` for counting on the **calling thread** (`kp_thread_new`). Counting
     /// begins at ``Counters/start()``. See ``Counters`` for the thread rule.
     ///
-    /// - Parameter names: 1 to 32 distinct event names, generic or native.
+    /// - Parameter names: 1 to ``Event/maxPerHandle`` distinct event names, generic or native.
     /// - Returns: a new ``Counters`` that the caller owns (freed in its `deinit`).
-    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (no names, more than 32,
+    /// - Throws: ``KpcError`` with ``Status/invalidArgument`` (no names, more than ``Event/maxPerHandle``,
     ///   duplicates), ``Status/unknownEvent``, ``Status/unavailable`` (the event cannot be
     ///   counted here; the message names it), ``Status/conflict``, ``Status/permissionDenied``,
     ///   ``Status/busy``, ``Status/unsupported``, ``Status/badState`` (sampler released),

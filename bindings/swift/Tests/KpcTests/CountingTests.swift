@@ -142,6 +142,7 @@ final class CountingTests: XCTestCase {
         let events = sampler.events
         let taskClock = try XCTUnwrap(events.first { $0.name == "task-clock" }, "task-clock not in \(events.map(\.name))")
         XCTAssertEqual(taskClock.kind, .software)
+        XCTAssertEqual(taskClock.unit, .nanoseconds)
         XCTAssertTrue(taskClock.isAvailable)
         XCTAssertTrue(taskClock.isGeneric)
         XCTAssertNil(taskClock.unavailableReason)
@@ -160,6 +161,7 @@ final class CountingTests: XCTestCase {
         sampler = nil
         XCTAssertEqual(event.name, "page-faults")
         XCTAssertEqual(event.kind, .software)
+        XCTAssertEqual(event.unit, .count)
         XCTAssertFalse(event.nativeName.isEmpty)
         XCTAssertTrue(all.contains(event))
     }

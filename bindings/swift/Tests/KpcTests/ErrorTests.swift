@@ -12,6 +12,7 @@ final class ErrorTests: XCTestCase {
             (.unavailable, KP_EUNAVAILABLE), (.conflict, KP_ECONFLICT), (.wrongThread, KP_EWRONG_THREAD),
             (.badState, KP_ESTATE), (.layout, KP_ELAYOUT), (.framework, KP_EFRAMEWORK),
             (.kernel, KP_EKERNEL), (.bufferTooSmall, KP_EBUFSIZE), (.partial, KP_EPARTIAL),
+            (.exec, KP_EEXEC),
         ]
         XCTAssertEqual(expected.count, Status.allCases.count, "every case is listed")
         for (status, c) in expected {
@@ -23,6 +24,13 @@ final class ErrorTests: XCTestCase {
         XCTAssertEqual(Status.wrongThread.rawValue, -11)
         XCTAssertEqual(Status.partial.rawValue, -17)
         XCTAssertEqual(KpcError(code: -17, message: "").status, .partial)
+        XCTAssertEqual(Status.exec.rawValue, -18)
+        XCTAssertEqual(KpcError(code: -18, message: "").status, .exec)
+        // The limits and units come from kpc/event.h.
+        XCTAssertEqual(Event.maxPerHandle, 32)
+        XCTAssertEqual(Event.maxNameBytes, 256)
+        XCTAssertEqual(Event.Unit.count.rawValue, Int32(KP_EVENT_UNIT_COUNT.rawValue))
+        XCTAssertEqual(Event.Unit.nanoseconds.rawValue, Int32(KP_EVENT_UNIT_NANOSECONDS.rawValue))
     }
 
     func testUnknownEventNamesTheEvent() throws {

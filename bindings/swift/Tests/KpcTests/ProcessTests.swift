@@ -98,7 +98,7 @@ final class ProcessTests: XCTestCase {
 
     func testErrorsCarryStatusAndMessage() throws {
         let sampler = try perfEventSampler()
-        let missing = assertThrowsKpc(.invalidArgument, "spawn of a missing program") {
+        let missing = assertThrowsKpc(.exec, "spawn of a missing program") {
             try CountedProcess.spawn(["kpc-no-such-program"], events: ["task-clock"], sampler: sampler)
         }
         XCTAssert(missing?.message.contains("kpc-no-such-program") ?? false, "\(String(describing: missing))")

@@ -277,13 +277,13 @@ public final class CountedProcess implements AutoCloseable {
      *
      * @param sampler the session (kept alive by the result)
      * @param command the program and its arguments; at least the program
-     * @param events 1 to 32 event names, each listed once
+     * @param events 1 to {@link Kpc#MAX_EVENTS} event names, each listed once
      * @return a new CountedProcess owned by the caller; close it
      * @throws NullPointerException if an argument or an element is null
      * @throws IllegalStateException if the sampler is closed
-     * @throws KpcException {@link Status#EINVAL} (an empty command, a bad event list, or a
-     *     command that cannot be run: the message names the program and the exec error,
-     *     {@link KpcException#getOsCode()} its errno), {@link Status#EUNKNOWN_EVENT},
+     * @throws KpcException {@link Status#EINVAL} (an empty command, a bad event list),
+     *     {@link Status#EEXEC} (the command cannot be executed: the message names the program
+     *     and the exec error, {@link KpcException#getOsCode()} its errno), {@link Status#EUNKNOWN_EVENT},
      *     {@link Status#EUNAVAILABLE}, {@link Status#EPERM}, {@link Status#EBUSY},
      *     {@link Status#EUNSUPPORTED}, {@link Status#ESTATE} (sampler released),
      *     {@link Status#EKERNEL}, {@link Status#EFRAMEWORK}, {@link Status#ENOMEM}
@@ -317,7 +317,7 @@ public final class CountedProcess implements AutoCloseable {
      *
      * @param sampler the session (kept alive by the result)
      * @param pid the process; 0 for this one
-     * @param events 1 to 32 event names, each listed once
+     * @param events 1 to {@link Kpc#MAX_EVENTS} event names, each listed once
      * @return a new CountedProcess owned by the caller; close it
      * @throws NullPointerException if an argument or an element is null
      * @throws IllegalStateException if the sampler is closed

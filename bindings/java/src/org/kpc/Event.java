@@ -51,10 +51,46 @@ public final class Event {
         }
     }
 
+    /** The unit of an event's count ({@code kp_event_unit_t}). */
+    public enum Unit {
+        /** A number of occurrences (cycles, page-faults, ...). */
+        COUNT(kp_event_unit_t.KP_EVENT_UNIT_COUNT),
+        /** Time in nanoseconds: task-clock, cpu-clock, recount's user-time and system-time. */
+        NANOSECONDS(kp_event_unit_t.KP_EVENT_UNIT_NANOSECONDS);
+
+        private final int code;
+
+        Unit(int code) {
+            this.code = code;
+        }
+
+        /** The C value. */
+        public int code() {
+            return code;
+        }
+
+        /**
+         * The constant for a C {@code kp_event_unit_t} value.
+         *
+         * @throws IllegalArgumentException for a value this binding does not know
+         */
+        public static Unit fromCode(int code) {
+            for (Unit u : values()) {
+                if (u.code == code) {
+                    return u;
+                }
+            }
+            throw new IllegalArgumentException(
+                    "libkpc reported event unit " + code + ", unknown to this kpc.jar; use the "
+                            + "kpc.jar built with the libkpc in use");
+        }
+    }
+
     private final String name;
     private final String nativeName;
     private final String description;
     private final Kind kind;
+    private final Unit unit;
     private final boolean generic;
     private final boolean available;
     private final String unavailableReason;
@@ -70,6 +106,7 @@ public final class Event {
         nativeName = KpcNative.kp_event_native_name(e);
         description = KpcNative.kp_event_description(e);
         kind = Kind.fromCode(KpcNative.kp_event_kind(e));
+        unit = Unit.fromCode(KpcNative.kp_event_unit(e));
         generic = KpcNative.kp_event_is_generic(e) != 0;
         available = KpcNative.kp_event_is_available(e) != 0;
         unavailableReason = KpcNative.kp_event_unavailable_reason(e);
@@ -110,6 +147,11 @@ public final class Event {
     /** Which kind of counter the event needs. */
     public Kind kind() {
         return kind;
+    }
+
+    /** What the count counts: occurrences, or nanoseconds for the clocks. */
+    public Unit unit() {
+        return unit;
     }
 
     /** Whether this is one of libkpc's generic events (same meaning on every backend). */
@@ -178,6 +220,7 @@ public final class Event {
                 && selector == e.selector
                 && fixedCounter == e.fixedCounter
                 && kind == e.kind
+                && unit == e.unit
                 && Objects.equals(name, e.name)
                 && Objects.equals(nativeName, e.nativeName)
                 && Objects.equals(description, e.description)

@@ -8,6 +8,12 @@ public final class Kpc {
      */
     public static final String HEADER_VERSION = KpcNativeConstants.KP_VERSION_STRING;
 
+    /** Most events one {@link Counters} or {@link CountedProcess} counts ({@code KP_MAX_EVENTS}). */
+    public static final int MAX_EVENTS = KpcNativeConstants.KP_MAX_EVENTS;
+
+    /** Longest event name accepted, in bytes of UTF-8 ({@code KP_EVENT_NAME_MAX}). */
+    public static final int EVENT_NAME_MAX = KpcNativeConstants.KP_EVENT_NAME_MAX;
+
     private Kpc() {}
 
     /** Version of the loaded libkpc ({@code kp_version_string}), e.g. "0.1.0". */

@@ -219,10 +219,10 @@ public final class Sampler implements AutoCloseable {
      * Prepares counters for the calling thread ({@code kp_thread_new}). Only that thread may
      * start, stop and sample them; counting begins at {@link Counters#start()}.
      *
-     * @param names 1 to 32 event names (generic or native), each listed once
+     * @param names 1 to {@link Kpc#MAX_EVENTS} event names (generic or native), each listed once
      * @return new Counters owned by the caller; close them
      * @throws NullPointerException if names or one of them is null
-     * @throws KpcException {@link Status#EINVAL} (no names, more than 32, a duplicate),
+     * @throws KpcException {@link Status#EINVAL} (no names, more than {@link Kpc#MAX_EVENTS}, a duplicate),
      *     {@link Status#EUNKNOWN_EVENT}, {@link Status#EUNAVAILABLE} (for example hardware
      *     events in a virtual machine), {@link Status#ECONFLICT}, {@link Status#EPERM},
      *     {@link Status#EBUSY}, {@link Status#EUNSUPPORTED}, {@link Status#ESTATE} (released),

@@ -48,7 +48,13 @@ public enum Status {
      * {@link Counters#sampleFull()} for the scaling times) ({@code KP_EPARTIAL}, -17).
      * {@link Counters#sample()} and {@link Counters#calibrate()} throw it.
      */
-    EPARTIAL(kp_status.KP_EPARTIAL);
+    EPARTIAL(kp_status.KP_EPARTIAL),
+    /**
+     * The command to count could not be executed (not found, not executable)
+     * ({@code KP_EEXEC}, -18); {@link KpcException#getOsCode()} is the exec's errno (ENOENT, 2,
+     * when not found).
+     */
+    EEXEC(kp_status.KP_EEXEC);
 
     private static final Status[] BY_NEGATED_CODE = new Status[values().length];
 

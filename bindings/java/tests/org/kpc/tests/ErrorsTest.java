@@ -22,9 +22,9 @@ class ErrorsTest {
 
     @Test
     void statusValuesAreTheStableCValues() {
-        // kpc/errors.h: KP_OK = 0, then KP_ERROR = -1 ... KP_EPARTIAL = -17, in this order.
+        // kpc/errors.h: KP_OK = 0, then KP_ERROR = -1 ... KP_EEXEC = -18, in this order.
         Status[] all = Status.values();
-        assertEquals(18, all.length);
+        assertEquals(19, all.length);
         for (int i = 0; i < all.length; i++) {
             assertEquals(-i, all[i].code(), all[i].name());
             assertEquals(all[i], Status.fromCode(-i));
@@ -35,6 +35,11 @@ class ErrorsTest {
         assertEquals(-11, Status.EWRONG_THREAD.code());
         assertEquals(-17, Status.EPARTIAL.code());
         assertEquals(Status.EPARTIAL, Status.fromCode(-17));
+        assertEquals(-18, Status.EEXEC.code());
+        assertEquals(Status.EEXEC, Status.fromCode(-18));
+        // The published limits come from kpc/event.h.
+        assertEquals(32, org.kpc.Kpc.MAX_EVENTS);
+        assertEquals(256, org.kpc.Kpc.EVENT_NAME_MAX);
         assertEquals(Status.ERROR, Status.fromCode(-1000));
         assertEquals(Status.ERROR, Status.fromCode(5));
     }

@@ -28,6 +28,8 @@ class EventsTest {
             Event tc = byName(events, "task-clock").orElseThrow(
                     () -> new AssertionError("task-clock missing from " + events));
             assertEquals(Event.Kind.SOFTWARE, tc.kind());
+            assertEquals(Event.Unit.NANOSECONDS, tc.unit());
+            assertEquals(Event.Unit.COUNT, s.findEvent("page-faults").unit());
             assertTrue(tc.isAvailable());
             assertTrue(tc.isGeneric());
             assertEquals("", tc.unavailableReason());
@@ -57,6 +59,7 @@ class EventsTest {
             // Hardware events are listed even where they cannot be counted.
             Event cycles = byName(events, "cycles").orElseThrow();
             assertTrue(cycles.kind() != Event.Kind.SOFTWARE, cycles.toString());
+            assertEquals(Event.Unit.COUNT, cycles.unit());
         }
     }
 

@@ -134,7 +134,7 @@ class ProcessTest {
         try (Sampler s = new Sampler()) {
             KpcException e = assertThrows(KpcException.class,
                     () -> CountedProcess.spawn(s, List.of("kpc-no-such-program"), "task-clock"));
-            assertEquals(Status.EINVAL, e.getStatus());
+            assertEquals(Status.EEXEC, e.getStatus());
             assertTrue(e.getMessage().contains("kpc-no-such-program"), e.getMessage());
             assertEquals(2, e.getOsCode(), "ENOENT");
             e = assertThrows(KpcException.class, () -> CountedProcess.spawn(s, List.of(), "task-clock"));
