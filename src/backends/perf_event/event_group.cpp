@@ -86,7 +86,8 @@ bool ask_user_access(perf_event_attr &a) {
 
 EventGroup::EventGroup(const std::vector<const Event *> &events, const std::string &user_reads_off)
     : n_(events.size()) {
-    if (n_ == 0 || n_ > kMaxGroup) fail(KP_EINVAL, "a perf_event group holds 1 to " + std::to_string(kMaxGroup) + " events");
+    if (n_ == 0 || n_ > kMaxGroup)
+        fail(KP_EINVAL, "a perf_event group holds 1 to " + std::to_string(kMaxGroup) + " events");
     facts_.switched_off = user_reads_off;
     facts_.arch = kUserReadArch;
     for (const Event *e : events)
