@@ -41,6 +41,17 @@ int probe(const Event &e, std::string *why, int *err_out = nullptr, bool named =
     return diagnose_open_error(err, is_hardware(e), false, why, named ? e.name : "");
 }
 
+// The generic "cycles" event, opened alone to learn what the kernel allows (access, user reads).
+Event cycles_event() {
+    Event cycles;
+    cycles.name = "cycles";
+    cycles.kind = KP_EVENT_CONFIGURABLE;
+    Encoding enc = encode_generic(GenericId::cycles);
+    cycles.perf_type = enc.type;
+    cycles.perf_config = enc.config;
+    return cycles;
+}
+
 class PerfEventBackend final : public Backend {
 public:
     explicit PerfEventBackend(std::string user_reads_off)
@@ -54,12 +65,7 @@ public:
     std::string counters_unknown() const override { return counters().unknown; }
 
     void check_access() const override {
-        Event cycles;
-        cycles.name = "cycles";
-        cycles.kind = KP_EVENT_CONFIGURABLE;
-        Encoding enc = encode_generic(GenericId::cycles);
-        cycles.perf_type = enc.type;
-        cycles.perf_config = enc.config;
+        const Event cycles = cycles_event();
         std::string why;
         int status = probe(cycles, &why, nullptr, true);
         if (status == KP_OK) return;
@@ -158,12 +164,7 @@ public:
                 user_reads_refusal_ = user_read_refusal(f);
                 return;
             }
-            Event cycles;
-            cycles.name = "cycles";
-            cycles.kind = KP_EVENT_CONFIGURABLE;
-            Encoding enc = encode_generic(GenericId::cycles);
-            cycles.perf_type = enc.type;
-            cycles.perf_config = enc.config;
+            const Event cycles = cycles_event();
             try {
                 EventGroup g({&cycles}, user_reads_off_);
                 user_reads_refusal_ = g.user_reads_refusal();
