@@ -30,9 +30,10 @@ const char kMain[] =
     "                       otherwise); may also follow the command\n"
     "  -h, --help           show help\n"
     "  -V, --version        show the version\n"
-    "\n"
-    "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH, KPC_LIBSYSTEM_PATH\n"
     "  -j, --json           JSON output (after the command)\n"
+    "\n"
+    "environment: KPC_BACKEND, KPC_KPERF_PATH, KPC_KPERFDATA_PATH, KPC_LIBSYSTEM_PATH,\n"
+    "             KPC_USER_READS\n"
     "\n"
     "exit status: 0 ok, 1 error, 2 bad usage; kpc stat, check and diff: see their help\n";
 

@@ -209,6 +209,15 @@ class KpcCliTest(unittest.TestCase):
         info = json.loads(Kpc.run(["info", "--json"]).stdout)
         self.assertEqual(p.stdout, "kpc %s\n" % info["kpc_version"])
 
+    def test_help_in_docs_is_the_help_kpc_prints(self):
+        # docs/cli.md shows `kpc --help` in its first code block: it must be the real text
+        # (an environment variable or option added to one and not the other fails here).
+        doc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "cli.md")
+        with open(doc, encoding="utf-8") as f:
+            block = re.search(r"^```\n(usage: kpc \[--backend NAME\].*?)^```", f.read(), re.S | re.M)
+        self.assertIsNotNone(block, "docs/cli.md has no code block starting with kpc's usage line")
+        self.assertEqual(block.group(1), Kpc.run(["--help"]).stdout)
+
     # ---- info ------------------------------------------------------------------------
 
     def test_info_json(self):
