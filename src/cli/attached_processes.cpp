@@ -64,7 +64,7 @@ std::vector<ProcessEventCount> AttachedProcesses::read() {
         }
         for (size_t i = 0; i < sum.size(); ++i) {
             // Every CPU's count (Apple kperf) is the same for each process: once, not N times.
-            if (sum[i].source == "system") continue;
+            if (sum[i].scope == KP_PROCESS_SCOPE_SYSTEM) continue;
             sum[i].value += counts[i].value;
             sum[i].enabled_ns += counts[i].enabled_ns;
             sum[i].running_ns += counts[i].running_ns;

@@ -55,7 +55,7 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
 // Fold one run's count of an event into its outcome. A run that could not count the event
 // makes the whole event uncounted: a mean over some runs would mislead.
 void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
-    if (o.source.empty()) o.source = c.source;
+    if (o.scope < 0) o.scope = c.scope;
     if (!c.native_name.empty()) o.native_name = c.native_name;
     if (o.status != EventStatus::counted) return;
     if (!c.counted) {

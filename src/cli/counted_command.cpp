@@ -23,14 +23,6 @@ timeval minus(const timeval &a, const timeval &b) {
 
 }  // namespace
 
-const char *scope_source(int scope) {
-    switch (scope) {
-        case KP_PROCESS_SCOPE_SYSTEM: return "system";
-        case KP_PROCESS_SCOPE_PROCESS: return "proc_pid_rusage";
-        default: return "process";
-    }
-}
-
 CountedCommand::CountedCommand(kp_sampler_t *sampler, const std::vector<std::string> &events,
                                const std::vector<int> &groups, const std::vector<std::string> &argv) {
     std::vector<const char *> names, args;
@@ -101,7 +93,7 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
         c.enabled_ns = enabled[i];
         c.running_ns = running[i];
         c.complete = complete[i] != 0;
-        c.source = scope_source(kp_process_event_scope(p, i));
+        c.scope = kp_process_event_scope(p, i);
         c.native_name = kp_event_native_name(kp_process_event_at(p, i));
     }
     return counts;

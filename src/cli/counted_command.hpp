@@ -21,7 +21,7 @@ struct ProcessEventCount {
     uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
     uint64_t running_ns = 0;
     std::string error;
-    std::string source;  // "process", "system" or "proc_pid_rusage" (kp_process_event_scope)
+    int scope = -1;  // kp_process_scope_t (kp_process_event_scope), or -1 when never read
     bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
     std::string native_name;  // what the handle counts (kperf: maybe not the listed candidate)
 };
@@ -67,8 +67,5 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p);
 
 // True when some event of `p` covers every CPU (KP_PROCESS_SCOPE_SYSTEM).
 bool counts_system_wide(const kp_process_t *p);
-
-// The JSON `source` of a kp_process_scope_t.
-const char *scope_source(int scope);
 
 }  // namespace kpc_cli

@@ -10,6 +10,7 @@
 #include "cli/run_stats.hpp"
 #include "cli/sampler.hpp"
 #include "cli/text_format.hpp"
+#include "kpc/kpc.h"
 
 namespace kpc_cli {
 namespace {
@@ -26,6 +27,15 @@ const char *status_id(EventStatus s) {
     case EventStatus::not_supported: return "not_supported";
     case EventStatus::not_counted: return "not_counted";
     default: return "counted";
+    }
+}
+
+// The JSON `source` of a kp_process_scope_t (docs/cli.md).
+const char *scope_source(int scope) {
+    switch (scope) {
+    case KP_PROCESS_SCOPE_SYSTEM: return "system";
+    case KP_PROCESS_SCOPE_PROCESS: return "proc_pid_rusage";
+    default: return "process";
     }
 }
 
@@ -106,15 +116,15 @@ void write_summary(JsonWriter &j, const char *key, const Summary &s) {
     j.end_object();
 }
 
-// The counted events whose numbers came from `source`: nullopt when none did, "" when all
-// did, " (of a, b)" when some did.
-std::optional<std::string> events_from(const StatResult &r, const std::string &source) {
+// The counted events whose numbers cover `scope`: nullopt when none do, "" when all do,
+// " (of a, b)" when some do.
+std::optional<std::string> events_from(const StatResult &r, int scope) {
     std::string names;
     size_t n = 0, counted = 0;
     for (const EventOutcome &e : r.events) {
         if (e.status != EventStatus::counted) continue;
         ++counted;
-        if (e.source != source) continue;
+        if (e.scope != scope) continue;
         names += (n++ ? ", " : "") + e.name;
     }
     if (n == 0) return std::nullopt;
@@ -262,11 +272,11 @@ std::string stat_report_text(const StatResult &r) {
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
     if (r.system_wide && !r.all_cpus)
-        out += "\n note: system-wide counts" + events_from(r, "system").value_or("") + ": the " +
+        out += "\n note: system-wide counts" + events_from(r, KP_PROCESS_SCOPE_SYSTEM).value_or("") + ": the " +
                r.backend +
                " backend cannot count one process, so these include everything the machine "
                "ran while the command did\n";
-    if (std::optional<std::string> own = events_from(r, "proc_pid_rusage"))
+    if (std::optional<std::string> own = events_from(r, KP_PROCESS_SCOPE_PROCESS))
         out += "\n note: the command's own totals" + *own +
                ", from proc_pid_rusage: every thread of its process, in user and kernel mode, "
                "but not the processes it started\n";
@@ -382,10 +392,10 @@ std::string stat_report_json(const StatResult &r) {
             j.null();
         j.field("status", status_id(e.status));
         j.key("source");  // where the number came from; null if the backend never read it
-        if (e.source.empty())
+        if (e.scope < 0)
             j.null();
         else
-            j.value(e.source);
+            j.value(scope_source(e.scope));
         j.key("reason");
         if (counted)
             j.null();

@@ -24,9 +24,8 @@ struct EventOutcome {
     int group = -1;           // the number of its {group} in -e, or -1
     EventStatus status = EventStatus::counted;
     std::string reason;       // why not counted (first failing run); empty when counted
-    // Where the counts came from: "process" (counters on the command and its children),
-    // "system" (every CPU), "proc_pid_rusage" (the command's own totals); "" if never read.
-    std::string source;
+    // What the counts cover (kp_process_scope_t of its first read), or -1 if never read.
+    int scope = -1;
     std::vector<double> values;        // per run, scaled up for multiplexing
     std::vector<uint64_t> raw_values;  // per run, as read
     uint64_t enabled_ns = 0;  // summed over runs
