@@ -87,7 +87,6 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
         const char *reason = nullptr;
         if (kp_process_event_status(p, i, &c.status, &reason) != KP_OK)
             throw CliError(last_kp_error(KP_EINVAL), kExitStatFailed);
-        c.counted = c.status == KP_OK;
         if (reason) c.error = reason;
         c.value = values[i];
         c.enabled_ns = enabled[i];

@@ -9,22 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/stat_result.hpp"
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
-
-// One event's count for the whole command.
-struct ProcessEventCount {
-    bool counted = false;  // false: `status` and `error` say why
-    int status = KP_OK;
-    uint64_t value = 0;
-    uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
-    uint64_t running_ns = 0;
-    std::string error;
-    int scope = -1;  // kp_process_scope_t (kp_process_event_scope), or -1 when never read
-    bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
-    std::string native_name;  // what the handle counts (kperf: maybe not the listed candidate)
-};
 
 struct CommandExit {
     int exit_code = -1;     // 0-255 when it exited, else -1

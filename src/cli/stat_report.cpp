@@ -39,7 +39,7 @@ const char *scope_source(int scope) {
     }
 }
 
-bool multiplexed(const EventOutcome &e) { return e.enabled_ns != 0 && e.running_ns < e.enabled_ns; }
+bool multiplexed(const EventOutcome &e) { return e.enabled_ns() != 0 && e.running_ns() < e.enabled_ns(); }
 
 std::string metric_text(const Metric &m) {
     if (m.per_second) {
@@ -59,7 +59,7 @@ std::string rtrim(std::string s) {
 std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) {
     std::string count, unit;
     if (e.status == EventStatus::counted) {
-        double mean = summarize(e.values).mean;
+        double mean = summarize(e.values()).mean;
         if (e.time_ns) {
             count = group_thousands(mean / 1e6, 2);
             unit = "msec";
@@ -74,7 +74,7 @@ std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) 
     if (e.status != EventStatus::counted) return rtrim(line);
     std::optional<Metric> m = metric_for(e, in);
     line += pad_right(m ? "#" + metric_text(*m) : "", kMetricWidth);
-    if (runs > 1) line += format("  ( +- %5.2f%% )", summarize(e.values).stddev_pct);
+    if (runs > 1) line += format("  ( +- %5.2f%% )", summarize(e.values()).stddev_pct);
     if (multiplexed(e)) line += format("  (%.2f%%)", *running_pct(e));
     return rtrim(line);
 }
@@ -157,8 +157,8 @@ const char *status_label(EventStatus s) {
 }
 
 std::optional<double> running_pct(const EventOutcome &e) {
-    if (e.enabled_ns == 0) return std::nullopt;
-    return 100.0 * static_cast<double>(e.running_ns) / static_cast<double>(e.enabled_ns);
+    if (e.enabled_ns() == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(e.running_ns()) / static_cast<double>(e.enabled_ns());
 }
 
 MetricInputs metric_inputs(const StatResult &r) {
@@ -167,7 +167,7 @@ MetricInputs metric_inputs(const StatResult &r) {
     std::optional<double> cpu_clock;
     for (const EventOutcome &e : r.events) {
         if (e.status != EventStatus::counted || !e.generic) continue;
-        double mean = summarize(e.values).mean;
+        double mean = summarize(e.values()).mean;
         if (e.event_name == "task-clock") in.task_clock_ns = mean;
         else if (e.event_name == "cpu-clock") cpu_clock = mean;
         else if (e.event_name == "cycles") in.cycles = mean;
@@ -180,8 +180,8 @@ MetricInputs metric_inputs(const StatResult &r) {
 }
 
 std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
-    if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
-    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values).mean, in);
+    if (e.status != EventStatus::counted || e.runs.empty()) return std::nullopt;
+    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values()).mean, in);
 }
 
 double rate_in_unit(double v, const char **prefix) {
@@ -205,16 +205,13 @@ StatResult thread_view(const StatResult &r, const ThreadCounts &t) {
     v.threads.clear();
     for (size_t i = 0; i < v.events.size(); ++i) {
         EventOutcome &e = v.events[i];
-        e.enabled_ns = e.running_ns = 0;  // per-thread reads give no times
-        e.values.clear();
-        e.raw_values.clear();
+        e.runs.clear();
         if (e.status != EventStatus::counted) continue;
         if (i >= t.values.size() || !t.values[i]) {
             e.status = EventStatus::not_counted;
             continue;
         }
-        e.values.push_back(static_cast<double>(*t.values[i]));
-        e.raw_values.push_back(*t.values[i]);
+        e.runs.emplace_back().value = *t.values[i];  // per-thread reads give no times
     }
     return v;
 }
@@ -286,7 +283,7 @@ std::string stat_report_text(const StatResult &r) {
                "them: " + groups + "\n";
     std::string cut;
     for (const EventOutcome &e : r.events)
-        if (e.cut_short) cut += (cut.empty() ? "" : ", ") + e.name;
+        if (e.cut_short()) cut += (cut.empty() ? "" : ", ") + e.name;
     if (!cut.empty())
         out += "\n note: " + cut + ": a process ended and its parent reaped it before kpc read "
                "its final totals; the counts stop at kpc's last read (every 100 ms, or every -I "
@@ -403,7 +400,7 @@ std::string stat_report_json(const StatResult &r) {
             j.value(e.reason);
         j.field("unit", e.time_ns ? "ns" : "");
         if (counted) {
-            write_summary(j, "value", summarize(e.values));
+            write_summary(j, "value", summarize(e.values()));
         } else {
             j.key("value");
             j.null();
@@ -411,17 +408,17 @@ std::string stat_report_json(const StatResult &r) {
         j.key("raw_values");
         j.begin_array();
         if (counted)
-            for (uint64_t v : e.raw_values) j.value(v);
+            for (const ProcessEventCount &c : e.runs) j.value(c.value);
         j.end_array();
-        j.field("time_enabled_ns", e.enabled_ns);
-        j.field("time_running_ns", e.running_ns);
+        j.field("time_enabled_ns", e.enabled_ns());
+        j.field("time_running_ns", e.running_ns());
         j.key("running_pct");
         if (std::optional<double> p = running_pct(e))
             j.value(*p);
         else
             j.null();
         j.field("multiplexed", multiplexed(e));
-        j.field("cut_short", e.cut_short);
+        j.field("cut_short", e.cut_short());
         j.key("metric");
         if (std::optional<Metric> m = metric_for(e, in)) {
             j.begin_object();
