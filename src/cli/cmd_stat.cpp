@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/attached_processes.hpp"
+#include "cli/stat_attached_processes.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
-#include "cli/counted_command.hpp"
-#include "cli/plain_command.hpp"
-#include "cli/process_watch.hpp"
-#include "cli/run_signals.hpp"
+#include "cli/stat_counted_command.hpp"
+#include "cli/stat_plain_command.hpp"
+#include "cli/stat_process_watch.hpp"
+#include "cli/stat_run_signals.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stat_csv.hpp"
 #include "cli/stat_interval.hpp"

@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 #include "cli/run_stats.hpp"
 #include "cli/stat_report.hpp"
 #include "cli/text_format.hpp"

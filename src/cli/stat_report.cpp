@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "cli/json_writer.hpp"
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 #include "cli/run_stats.hpp"
 #include "cli/sampler.hpp"
 #include "cli/text_format.hpp"

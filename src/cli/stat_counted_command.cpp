@@ -1,11 +1,11 @@
-#include "cli/counted_command.hpp"
+#include "cli/stat_counted_command.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
 
 #include "cli/cli_error.hpp"
-#include "cli/process_watch.hpp"
-#include "cli/run_signals.hpp"
+#include "cli/stat_process_watch.hpp"
+#include "cli/stat_run_signals.hpp"
 
 namespace kpc_cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/attached_processes.hpp"
+#include "cli/stat_attached_processes.hpp"
 
 #include <fstream>
 

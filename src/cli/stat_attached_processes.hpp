@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/counted_command.hpp"
+#include "cli/stat_counted_command.hpp"
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
