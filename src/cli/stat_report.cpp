@@ -314,17 +314,9 @@ std::string stat_report_json(const StatResult &r) {
     j.field("runs_requested", r.runs_requested);
     j.field("interrupted", r.interrupted);
     j.field("exit_status", r.exit_status);
-    j.key("signal");
-    if (r.signal)
-        j.value(r.signal);
-    else
-        j.null();
+    j.field("signal", r.signal ? std::optional<int>(r.signal) : std::nullopt);
     write_summary(j, "elapsed_ns", summarize(r.elapsed_ns));
-    j.key("interval_ms");
-    if (r.interval_ms)
-        j.value(r.interval_ms);
-    else
-        j.null();
+    j.field("interval_ms", r.interval_ms ? std::optional<int>(r.interval_ms) : std::nullopt);
     j.key("intervals");
     j.begin_array();
     for (const IntervalCounts &iv : r.intervals) {
@@ -334,10 +326,7 @@ std::string stat_report_json(const StatResult &r) {
         j.begin_object();
         for (size_t i = 0; i < iv.values.size() && i < r.events.size(); ++i) {
             j.key(r.events[i].name);
-            if (iv.values[i])
-                j.value(*iv.values[i]);
-            else
-                j.null();
+            j.value(iv.values[i]);
         }
         j.end_object();
         j.end_object();
@@ -363,10 +352,8 @@ std::string stat_report_json(const StatResult &r) {
         j.begin_object();
         for (size_t i = 0; i < r.events.size(); ++i) {
             j.key(r.events[i].name);
-            if (i < t.values.size() && t.values[i] && r.events[i].status == EventStatus::counted)
-                j.value(*t.values[i]);
-            else
-                j.null();
+            const bool counted = i < t.values.size() && r.events[i].status == EventStatus::counted;
+            j.value(counted ? t.values[i] : std::nullopt);
         }
         j.end_object();
         j.end_object();
@@ -382,22 +369,12 @@ std::string stat_report_json(const StatResult &r) {
         j.field("native_name", e.native_name);
         j.field("kind", e.kind);
         j.field("generic", e.generic);
-        j.key("group");  // the number of its {group} in -e; null outside braces
-        if (e.group >= 0)
-            j.value(e.group);
-        else
-            j.null();
+        // The number of its {group} in -e; null outside braces.
+        j.field("group", e.group >= 0 ? std::optional<int>(e.group) : std::nullopt);
         j.field("status", status_id(e.status));
-        j.key("source");  // where the number came from; null if the backend never read it
-        if (e.scope < 0)
-            j.null();
-        else
-            j.value(scope_source(e.scope));
-        j.key("reason");
-        if (counted)
-            j.null();
-        else
-            j.value(e.reason);
+        // Where the number came from; null if the backend never read it.
+        j.field("source", e.scope < 0 ? nullptr : scope_source(e.scope));
+        j.field("reason", counted ? std::nullopt : std::optional<std::string>(e.reason));
         j.field("unit", e.time_ns ? "ns" : "");
         if (counted) {
             write_summary(j, "value", summarize(e.values()));
@@ -412,11 +389,7 @@ std::string stat_report_json(const StatResult &r) {
         j.end_array();
         j.field("time_enabled_ns", e.enabled_ns());
         j.field("time_running_ns", e.running_ns());
-        j.key("running_pct");
-        if (std::optional<double> p = running_pct(e))
-            j.value(*p);
-        else
-            j.null();
+        j.field("running_pct", running_pct(e));
         j.field("multiplexed", multiplexed(e));
         j.field("cut_short", e.cut_short());
         j.key("metric");
