@@ -145,16 +145,14 @@ std::string json_report(const StatResultFile &base, const StatResultFile &change
             w.key("new");
             w.null();
         }
-        w.key("change_pct");
-        if (counted && d.change_pct) w.value(*d.change_pct); else w.null();
+        w.field("change_pct", counted ? d.change_pct : std::nullopt);
         w.key("p_value");
         if (d.test) w.value(d.test->p_value); else w.null();
         w.key("t");
         if (d.test) w.value(d.test->t); else w.null();
         w.key("degrees_of_freedom");
         if (d.test) w.value(d.test->degrees_of_freedom); else w.null();
-        w.key("threshold_pct");
-        if (d.threshold_pct) w.value(*d.threshold_pct); else w.null();
+        w.field("threshold_pct", d.threshold_pct);
         w.field("failed", d.failed);
         w.end_object();
     }

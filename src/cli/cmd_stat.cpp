@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "cli/attached_processes.hpp"
+#include "cli/stat_attached_processes.hpp"
 #include "cli/cli_error.hpp"
 #include "cli/commands.hpp"
-#include "cli/counted_command.hpp"
-#include "cli/plain_command.hpp"
-#include "cli/process_watch.hpp"
-#include "cli/run_signals.hpp"
+#include "cli/stat_counted_command.hpp"
+#include "cli/stat_plain_command.hpp"
+#include "cli/stat_process_watch.hpp"
+#include "cli/stat_run_signals.hpp"
 #include "cli/sampler.hpp"
 #include "cli/stat_csv.hpp"
 #include "cli/stat_interval.hpp"
@@ -55,10 +55,10 @@ EventOutcome describe(const std::string &name, const kp_event_t *e) {
 // Fold one run's count of an event into its outcome. A run that could not count the event
 // makes the whole event uncounted: a mean over some runs would mislead.
 void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, bool no_pmu) {
-    if (o.source.empty()) o.source = c.source;
+    if (o.scope < 0) o.scope = c.scope;
     if (!c.native_name.empty()) o.native_name = c.native_name;
     if (o.status != EventStatus::counted) return;
-    if (!c.counted) {
+    if (!c.counted()) {
         // Raw and libpfm4 events are listed as available until tried; the backend's status
         // says whether the machine cannot count them ("not supported") or this run failed.
         bool hardware = kp_event_kind(e) != KP_EVENT_SOFTWARE;
@@ -75,17 +75,7 @@ void add_run(EventOutcome &o, const kp_event_t *e, const ProcessEventCount &c, b
                    "counters; count fewer at once)";
         return;
     }
-    // Incomplete with no multiplexing times: a process's own totals that stopped at the
-    // last read before it was reaped (recount -p).
-    if (!c.complete && c.enabled_ns == 0) o.cut_short = true;
-    double value = static_cast<double>(c.value);
-    // Multiplexed: estimate the full-time count from the share of time it ran, as perf does.
-    if (c.running_ns > 0 && c.running_ns < c.enabled_ns)
-        value = value * static_cast<double>(c.enabled_ns) / static_cast<double>(c.running_ns);
-    o.values.push_back(value);
-    o.raw_values.push_back(c.value);
-    o.enabled_ns += c.enabled_ns;
-    o.running_ns += c.running_ns;
+    o.runs.push_back(c);
 }
 
 ProcessEventCount unavailable(const kp_event_t *e) {
@@ -188,17 +178,13 @@ void record_exit(StatResult &r, const CommandExit &exit, bool cpu_times) {
 
 // --per-thread: every thread's counts, per requested event (unset where not counted).
 void add_threads(StatResult &r, const std::vector<const kp_event_t *> &events,
-                 const Attachable &attach, const std::vector<ThreadEventCounts> &rows) {
-    for (const ThreadEventCounts &row : rows) {
-        ThreadCounts t;
-        t.pid = row.pid;
-        t.tid = row.tid;
-        t.comm = row.comm;
-        for (size_t i = 0, k = 0; i < events.size(); ++i) {
-            const ProcessEventCount *c = attach.countable[i] ? &row.counts[k++] : nullptr;
-            t.values.push_back(c && c->counted ? std::optional<uint64_t>(c->value) : std::nullopt);
-        }
-        r.threads.push_back(std::move(t));
+                 const Attachable &attach, std::vector<ThreadCounts> rows) {
+    for (ThreadCounts &row : rows) {
+        std::vector<std::optional<uint64_t>> values;  // per attached event -> per requested
+        for (size_t i = 0, k = 0; i < events.size(); ++i)
+            values.push_back(attach.countable[i] ? row.values[k++] : std::nullopt);
+        row.values = std::move(values);
+        r.threads.push_back(std::move(row));
     }
 }
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/stat_result_file.hpp"
-#include "cli/welch_test.hpp"
+#include "cli/diff_stat_file.hpp"
+#include "cli/diff_welch_test.hpp"
 
 namespace kpc_cli {
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,14 @@ public:
     void value(uint64_t v);
     void value(double v);  // shortest round-trip form; NaN and infinities as null
     void null();
+    // Its value, or null when empty.
+    template <typename T>
+    void value(const std::optional<T> &v) {
+        if (v)
+            value(*v);
+        else
+            null();
+    }
 
     // key(k) followed by value(v).
     template <typename T>

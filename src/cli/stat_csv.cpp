@@ -3,7 +3,7 @@
 #include <optional>
 #include <vector>
 
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 #include "cli/run_stats.hpp"
 #include "cli/stat_report.hpp"
 #include "cli/text_format.hpp"
@@ -30,7 +30,7 @@ void metric_fields(const std::optional<Metric> &m, std::vector<std::string> &f) 
 std::vector<std::string> event_fields(const EventOutcome &e, const MetricInputs &in, bool repeated) {
     std::vector<std::string> f;
     const bool counted = e.status == EventStatus::counted;
-    const Summary s = summarize(e.values);
+    const Summary s = summarize(e.values());
     if (!counted) f.push_back(status_label(e.status));
     else if (e.time_ns) f.push_back(format("%.2f", s.mean / 1e6));
     else f.push_back(format("%.0f", s.mean));
@@ -39,8 +39,8 @@ std::vector<std::string> event_fields(const EventOutcome &e, const MetricInputs 
     if (repeated) f.push_back(format("%.2f%%", counted ? s.stddev_pct : 0.0));
     // Run time as perf gives it: the mean over the runs (0 when never counted); the share
     // of the enabled time it ran, 100 when the backend measured no time.
-    const size_t runs = counted ? e.values.size() : 0;
-    f.push_back(format("%llu", static_cast<unsigned long long>(runs ? e.running_ns / runs : 0)));
+    const size_t runs = counted ? e.runs.size() : 0;
+    f.push_back(format("%llu", static_cast<unsigned long long>(runs ? e.running_ns() / runs : 0)));
     f.push_back(format("%.2f", counted ? running_pct(e).value_or(100.0) : 100.0));
     metric_fields(counted ? metric_for(e, in) : std::nullopt, f);
     return f;

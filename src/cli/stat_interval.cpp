@@ -32,9 +32,7 @@ void IntervalPrinter::tick(const std::vector<ProcessEventCount> &counts, double 
     iv.time_ns = now_ns - start_ns_;
     for (size_t i = 0, k = 0; i < r_.events.size(); ++i) {
         EventOutcome e = r_.events[i];
-        e.values.clear();
-        e.raw_values.clear();
-        e.enabled_ns = e.running_ns = 0;
+        e.runs.clear();
         std::optional<double> value;
         if (!countable_[i]) {
             e.status = EventStatus::not_supported;
@@ -42,22 +40,16 @@ void IntervalPrinter::tick(const std::vector<ProcessEventCount> &counts, double 
             const ProcessEventCount &c = counts.at(k);
             ProcessEventCount before = last_.empty() ? ProcessEventCount{} : last_.at(k);
             ++k;
-            uint64_t enabled = c.enabled_ns - before.enabled_ns;
-            uint64_t running = c.running_ns - before.running_ns;
-            if (!c.counted || (enabled > 0 && running == 0)) {
-                e.status = c.counted ? EventStatus::not_counted : EventStatus::not_supported;
+            ProcessEventCount d = c;  // this interval's share of the running totals
+            d.value -= before.value;
+            d.enabled_ns -= before.enabled_ns;
+            d.running_ns -= before.running_ns;
+            if (!c.counted() || (d.enabled_ns > 0 && d.running_ns == 0)) {
+                e.status = c.counted() ? EventStatus::not_counted : EventStatus::not_supported;
             } else {
-                uint64_t raw = c.value - before.value;
-                double v = static_cast<double>(raw);
-                // Multiplexed during this interval: scaled as the whole-run count is.
-                if (running > 0 && running < enabled)
-                    v = v * static_cast<double>(enabled) / static_cast<double>(running);
                 e.status = EventStatus::counted;
-                e.values = {v};
-                e.raw_values = {raw};
-                e.enabled_ns = enabled;
-                e.running_ns = running;
-                value = v;
+                e.runs = {d};
+                value = d.scaled();  // multiplexed during this interval: scaled as a run is
             }
         }
         iv.values.push_back(value);

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cli/args.hpp"
-#include "cli/counted_command.hpp"
 #include "cli/stat_result.hpp"
 
 namespace kpc_cli {

@@ -6,10 +6,11 @@
 #include <optional>
 
 #include "cli/json_writer.hpp"
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 #include "cli/run_stats.hpp"
 #include "cli/sampler.hpp"
 #include "cli/text_format.hpp"
+#include "kpc/kpc.h"
 
 namespace kpc_cli {
 namespace {
@@ -29,7 +30,16 @@ const char *status_id(EventStatus s) {
     }
 }
 
-bool multiplexed(const EventOutcome &e) { return e.enabled_ns != 0 && e.running_ns < e.enabled_ns; }
+// The JSON `source` of a kp_process_scope_t (docs/cli.md).
+const char *scope_source(int scope) {
+    switch (scope) {
+    case KP_PROCESS_SCOPE_SYSTEM: return "system";
+    case KP_PROCESS_SCOPE_PROCESS: return "proc_pid_rusage";
+    default: return "process";
+    }
+}
+
+bool multiplexed(const EventOutcome &e) { return e.enabled_ns() != 0 && e.running_ns() < e.enabled_ns(); }
 
 std::string metric_text(const Metric &m) {
     if (m.per_second) {
@@ -49,7 +59,7 @@ std::string rtrim(std::string s) {
 std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) {
     std::string count, unit;
     if (e.status == EventStatus::counted) {
-        double mean = summarize(e.values).mean;
+        double mean = summarize(e.values()).mean;
         if (e.time_ns) {
             count = group_thousands(mean / 1e6, 2);
             unit = "msec";
@@ -64,7 +74,7 @@ std::string event_line(const EventOutcome &e, const MetricInputs &in, int runs) 
     if (e.status != EventStatus::counted) return rtrim(line);
     std::optional<Metric> m = metric_for(e, in);
     line += pad_right(m ? "#" + metric_text(*m) : "", kMetricWidth);
-    if (runs > 1) line += format("  ( +- %5.2f%% )", summarize(e.values).stddev_pct);
+    if (runs > 1) line += format("  ( +- %5.2f%% )", summarize(e.values()).stddev_pct);
     if (multiplexed(e)) line += format("  (%.2f%%)", *running_pct(e));
     return rtrim(line);
 }
@@ -106,15 +116,15 @@ void write_summary(JsonWriter &j, const char *key, const Summary &s) {
     j.end_object();
 }
 
-// The counted events whose numbers came from `source`: nullopt when none did, "" when all
-// did, " (of a, b)" when some did.
-std::optional<std::string> events_from(const StatResult &r, const std::string &source) {
+// The counted events whose numbers cover `scope`: nullopt when none do, "" when all do,
+// " (of a, b)" when some do.
+std::optional<std::string> events_from(const StatResult &r, int scope) {
     std::string names;
     size_t n = 0, counted = 0;
     for (const EventOutcome &e : r.events) {
         if (e.status != EventStatus::counted) continue;
         ++counted;
-        if (e.source != source) continue;
+        if (e.scope != scope) continue;
         names += (n++ ? ", " : "") + e.name;
     }
     if (n == 0) return std::nullopt;
@@ -147,8 +157,8 @@ const char *status_label(EventStatus s) {
 }
 
 std::optional<double> running_pct(const EventOutcome &e) {
-    if (e.enabled_ns == 0) return std::nullopt;
-    return 100.0 * static_cast<double>(e.running_ns) / static_cast<double>(e.enabled_ns);
+    if (e.enabled_ns() == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(e.running_ns()) / static_cast<double>(e.enabled_ns());
 }
 
 MetricInputs metric_inputs(const StatResult &r) {
@@ -157,7 +167,7 @@ MetricInputs metric_inputs(const StatResult &r) {
     std::optional<double> cpu_clock;
     for (const EventOutcome &e : r.events) {
         if (e.status != EventStatus::counted || !e.generic) continue;
-        double mean = summarize(e.values).mean;
+        double mean = summarize(e.values()).mean;
         if (e.event_name == "task-clock") in.task_clock_ns = mean;
         else if (e.event_name == "cpu-clock") cpu_clock = mean;
         else if (e.event_name == "cycles") in.cycles = mean;
@@ -170,8 +180,8 @@ MetricInputs metric_inputs(const StatResult &r) {
 }
 
 std::optional<Metric> metric_for(const EventOutcome &e, const MetricInputs &in) {
-    if (e.status != EventStatus::counted || e.values.empty()) return std::nullopt;
-    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values).mean, in);
+    if (e.status != EventStatus::counted || e.runs.empty()) return std::nullopt;
+    return derive_metric(e.generic ? e.event_name : "", e.time_ns, summarize(e.values()).mean, in);
 }
 
 double rate_in_unit(double v, const char **prefix) {
@@ -195,16 +205,13 @@ StatResult thread_view(const StatResult &r, const ThreadCounts &t) {
     v.threads.clear();
     for (size_t i = 0; i < v.events.size(); ++i) {
         EventOutcome &e = v.events[i];
-        e.enabled_ns = e.running_ns = 0;  // per-thread reads give no times
-        e.values.clear();
-        e.raw_values.clear();
+        e.runs.clear();
         if (e.status != EventStatus::counted) continue;
         if (i >= t.values.size() || !t.values[i]) {
             e.status = EventStatus::not_counted;
             continue;
         }
-        e.values.push_back(static_cast<double>(*t.values[i]));
-        e.raw_values.push_back(*t.values[i]);
+        e.runs.emplace_back().value = *t.values[i];  // per-thread reads give no times
     }
     return v;
 }
@@ -262,11 +269,11 @@ std::string stat_report_text(const StatResult &r) {
         out += format("\n kpc received signal %d (%s) and passed it on to '%s'\n", r.received_signal,
                       strsignal(r.received_signal), r.command[0].c_str());
     if (r.system_wide && !r.all_cpus)
-        out += "\n note: system-wide counts" + events_from(r, "system").value_or("") + ": the " +
+        out += "\n note: system-wide counts" + events_from(r, KP_PROCESS_SCOPE_SYSTEM).value_or("") + ": the " +
                r.backend +
                " backend cannot count one process, so these include everything the machine "
                "ran while the command did\n";
-    if (std::optional<std::string> own = events_from(r, "proc_pid_rusage"))
+    if (std::optional<std::string> own = events_from(r, KP_PROCESS_SCOPE_PROCESS))
         out += "\n note: the command's own totals" + *own +
                ", from proc_pid_rusage: every thread of its process, in user and kernel mode, "
                "but not the processes it started\n";
@@ -276,7 +283,7 @@ std::string stat_report_text(const StatResult &r) {
                "them: " + groups + "\n";
     std::string cut;
     for (const EventOutcome &e : r.events)
-        if (e.cut_short) cut += (cut.empty() ? "" : ", ") + e.name;
+        if (e.cut_short()) cut += (cut.empty() ? "" : ", ") + e.name;
     if (!cut.empty())
         out += "\n note: " + cut + ": a process ended and its parent reaped it before kpc read "
                "its final totals; the counts stop at kpc's last read (every 100 ms, or every -I "
@@ -307,17 +314,9 @@ std::string stat_report_json(const StatResult &r) {
     j.field("runs_requested", r.runs_requested);
     j.field("interrupted", r.interrupted);
     j.field("exit_status", r.exit_status);
-    j.key("signal");
-    if (r.signal)
-        j.value(r.signal);
-    else
-        j.null();
+    j.field("signal", r.signal ? std::optional<int>(r.signal) : std::nullopt);
     write_summary(j, "elapsed_ns", summarize(r.elapsed_ns));
-    j.key("interval_ms");
-    if (r.interval_ms)
-        j.value(r.interval_ms);
-    else
-        j.null();
+    j.field("interval_ms", r.interval_ms ? std::optional<int>(r.interval_ms) : std::nullopt);
     j.key("intervals");
     j.begin_array();
     for (const IntervalCounts &iv : r.intervals) {
@@ -327,10 +326,7 @@ std::string stat_report_json(const StatResult &r) {
         j.begin_object();
         for (size_t i = 0; i < iv.values.size() && i < r.events.size(); ++i) {
             j.key(r.events[i].name);
-            if (iv.values[i])
-                j.value(*iv.values[i]);
-            else
-                j.null();
+            j.value(iv.values[i]);
         }
         j.end_object();
         j.end_object();
@@ -356,10 +352,8 @@ std::string stat_report_json(const StatResult &r) {
         j.begin_object();
         for (size_t i = 0; i < r.events.size(); ++i) {
             j.key(r.events[i].name);
-            if (i < t.values.size() && t.values[i] && r.events[i].status == EventStatus::counted)
-                j.value(*t.values[i]);
-            else
-                j.null();
+            const bool counted = i < t.values.size() && r.events[i].status == EventStatus::counted;
+            j.value(counted ? t.values[i] : std::nullopt);
         }
         j.end_object();
         j.end_object();
@@ -375,25 +369,15 @@ std::string stat_report_json(const StatResult &r) {
         j.field("native_name", e.native_name);
         j.field("kind", e.kind);
         j.field("generic", e.generic);
-        j.key("group");  // the number of its {group} in -e; null outside braces
-        if (e.group >= 0)
-            j.value(e.group);
-        else
-            j.null();
+        // The number of its {group} in -e; null outside braces.
+        j.field("group", e.group >= 0 ? std::optional<int>(e.group) : std::nullopt);
         j.field("status", status_id(e.status));
-        j.key("source");  // where the number came from; null if the backend never read it
-        if (e.source.empty())
-            j.null();
-        else
-            j.value(e.source);
-        j.key("reason");
-        if (counted)
-            j.null();
-        else
-            j.value(e.reason);
+        // Where the number came from; null if the backend never read it.
+        j.field("source", e.scope < 0 ? nullptr : scope_source(e.scope));
+        j.field("reason", counted ? std::nullopt : std::optional<std::string>(e.reason));
         j.field("unit", e.time_ns ? "ns" : "");
         if (counted) {
-            write_summary(j, "value", summarize(e.values));
+            write_summary(j, "value", summarize(e.values()));
         } else {
             j.key("value");
             j.null();
@@ -401,17 +385,13 @@ std::string stat_report_json(const StatResult &r) {
         j.key("raw_values");
         j.begin_array();
         if (counted)
-            for (uint64_t v : e.raw_values) j.value(v);
+            for (const ProcessEventCount &c : e.runs) j.value(c.value);
         j.end_array();
-        j.field("time_enabled_ns", e.enabled_ns);
-        j.field("time_running_ns", e.running_ns);
-        j.key("running_pct");
-        if (std::optional<double> p = running_pct(e))
-            j.value(*p);
-        else
-            j.null();
+        j.field("time_enabled_ns", e.enabled_ns());
+        j.field("time_running_ns", e.running_ns());
+        j.field("running_pct", running_pct(e));
         j.field("multiplexed", multiplexed(e));
-        j.field("cut_short", e.cut_short);
+        j.field("cut_short", e.cut_short());
         j.key("metric");
         if (std::optional<Metric> m = metric_for(e, in)) {
             j.begin_object();

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 #include "cli/stat_result.hpp"
 
 namespace kpc_cli {

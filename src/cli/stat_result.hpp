@@ -6,12 +6,36 @@
 #include <string>
 #include <vector>
 
+#include "kpc/kpc.h"
+
 namespace kpc_cli {
 
 enum class EventStatus {
     counted,
     not_supported,  // this machine or OS cannot count the event
     not_counted,    // it could in principle, but did not (permission, never scheduled, ...)
+};
+
+// One event's count as libkpc read it (kp_process_read_full, kp_process_event_status): the
+// whole command or -p span, one -I interval, or one thread (value only).
+struct ProcessEventCount {
+    int status = KP_OK;  // not KP_OK: not counted, `error` says why
+    uint64_t value = 0;
+    uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
+    uint64_t running_ns = 0;
+    std::string error;
+    int scope = -1;  // kp_process_scope_t (kp_process_event_scope), or -1 when never read
+    bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
+    std::string native_name;  // what the handle counts (kperf: maybe not the listed candidate)
+
+    bool counted() const { return status == KP_OK; }
+    // Multiplexed: the full-time count estimated from the share of time it ran, as perf does.
+    double scaled() const {
+        double v = static_cast<double>(value);
+        if (running_ns > 0 && running_ns < enabled_ns)
+            v = v * static_cast<double>(enabled_ns) / static_cast<double>(running_ns);
+        return v;
+    }
 };
 
 struct EventOutcome {
@@ -24,16 +48,32 @@ struct EventOutcome {
     int group = -1;           // the number of its {group} in -e, or -1
     EventStatus status = EventStatus::counted;
     std::string reason;       // why not counted (first failing run); empty when counted
-    // Where the counts came from: "process" (counters on the command and its children),
-    // "system" (every CPU), "proc_pid_rusage" (the command's own totals); "" if never read.
-    std::string source;
-    std::vector<double> values;        // per run, scaled up for multiplexing
-    std::vector<uint64_t> raw_values;  // per run, as read
-    uint64_t enabled_ns = 0;  // summed over runs
-    uint64_t running_ns = 0;
+    // What the counts cover (kp_process_scope_t of its first read), or -1 if never read.
+    int scope = -1;
+    std::vector<ProcessEventCount> runs;  // per run, as read; empty unless counted
+
+    std::vector<double> values() const {  // per run, scaled up for multiplexing
+        std::vector<double> v;
+        for (const ProcessEventCount &c : runs) v.push_back(c.scaled());
+        return v;
+    }
+    uint64_t enabled_ns() const {  // summed over runs
+        uint64_t t = 0;
+        for (const ProcessEventCount &c : runs) t += c.enabled_ns;
+        return t;
+    }
+    uint64_t running_ns() const {
+        uint64_t t = 0;
+        for (const ProcessEventCount &c : runs) t += c.running_ns;
+        return t;
+    }
     // A per-process total (recount) of a process that ended and was reaped before kpc read
-    // its final count: the value is the last one read, short of its last moments.
-    bool cut_short = false;
+    // its final count: incomplete with no multiplexing times, the last value read.
+    bool cut_short() const {
+        for (const ProcessEventCount &c : runs)
+            if (!c.complete && c.enabled_ns == 0) return true;
+        return false;
+    }
 };
 
 // kpc stat -I: one interval's counts.

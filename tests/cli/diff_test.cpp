@@ -9,8 +9,8 @@
 #include "cli/diff_compare.hpp"
 #include "cli/json_reader.hpp"
 #include "cli/run_stats.hpp"
-#include "cli/stat_result_file.hpp"
-#include "cli/welch_test.hpp"
+#include "cli/diff_stat_file.hpp"
+#include "cli/diff_welch_test.hpp"
 
 using namespace kpc_cli;
 

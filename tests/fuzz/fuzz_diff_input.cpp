@@ -1,4 +1,4 @@
-// libFuzzer target: what kpc diff reads (src/cli/json_reader.cpp, stat_result_file.cpp,
+// libFuzzer target: what kpc diff reads (src/cli/json_reader.cpp, diff_stat_file.cpp,
 // diff_compare.cpp). The input is one untrusted "kpc stat --json" file. Reading it either
 // gives a result that keeps the loader's promises or throws DiffInputError; a result
 // compared with itself never shows a change and never fails a gate.
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/diff_compare.hpp"
-#include "cli/stat_result_file.hpp"
+#include "cli/diff_stat_file.hpp"
 #include "fuzz_input.hpp"
 
 namespace {

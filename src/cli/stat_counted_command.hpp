@@ -9,22 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "cli/stat_result.hpp"
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
-
-// One event's count for the whole command.
-struct ProcessEventCount {
-    bool counted = false;  // false: `status` and `error` say why
-    int status = KP_OK;
-    uint64_t value = 0;
-    uint64_t enabled_ns = 0;  // 0 when the backend does not measure it
-    uint64_t running_ns = 0;
-    std::string error;
-    std::string source;  // "process", "system" or "proc_pid_rusage" (kp_process_event_scope)
-    bool complete = true;  // kp_process_read_full's: false when multiplexed, or cut short
-    std::string native_name;  // what the handle counts (kperf: maybe not the listed candidate)
-};
 
 struct CommandExit {
     int exit_code = -1;     // 0-255 when it exited, else -1
@@ -67,8 +55,5 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p);
 
 // True when some event of `p` covers every CPU (KP_PROCESS_SCOPE_SYSTEM).
 bool counts_system_wide(const kp_process_t *p);
-
-// The JSON `source` of a kp_process_scope_t.
-const char *scope_source(int scope);
 
 }  // namespace kpc_cli

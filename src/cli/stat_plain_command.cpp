@@ -1,4 +1,4 @@
-#include "cli/plain_command.hpp"
+#include "cli/stat_plain_command.hpp"
 
 #include <signal.h>
 #include <spawn.h>
@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "cli/cli_error.hpp"
-#include "cli/process_watch.hpp"
-#include "cli/run_signals.hpp"
+#include "cli/stat_process_watch.hpp"
+#include "cli/stat_run_signals.hpp"
 
 extern char **environ;
 

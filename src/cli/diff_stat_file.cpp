@@ -1,4 +1,4 @@
-#include "cli/stat_result_file.hpp"
+#include "cli/diff_stat_file.hpp"
 
 #include <cerrno>
 #include <cmath>

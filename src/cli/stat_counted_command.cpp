@@ -1,11 +1,11 @@
-#include "cli/counted_command.hpp"
+#include "cli/stat_counted_command.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
 
 #include "cli/cli_error.hpp"
-#include "cli/process_watch.hpp"
-#include "cli/run_signals.hpp"
+#include "cli/stat_process_watch.hpp"
+#include "cli/stat_run_signals.hpp"
 
 namespace kpc_cli {
 namespace {
@@ -22,14 +22,6 @@ timeval minus(const timeval &a, const timeval &b) {
 }
 
 }  // namespace
-
-const char *scope_source(int scope) {
-    switch (scope) {
-        case KP_PROCESS_SCOPE_SYSTEM: return "system";
-        case KP_PROCESS_SCOPE_PROCESS: return "proc_pid_rusage";
-        default: return "process";
-    }
-}
 
 CountedCommand::CountedCommand(kp_sampler_t *sampler, const std::vector<std::string> &events,
                                const std::vector<int> &groups, const std::vector<std::string> &argv) {
@@ -95,13 +87,12 @@ std::vector<ProcessEventCount> read_counts(kp_process_t *p) {
         const char *reason = nullptr;
         if (kp_process_event_status(p, i, &c.status, &reason) != KP_OK)
             throw CliError(last_kp_error(KP_EINVAL), kExitStatFailed);
-        c.counted = c.status == KP_OK;
         if (reason) c.error = reason;
         c.value = values[i];
         c.enabled_ns = enabled[i];
         c.running_ns = running[i];
         c.complete = complete[i] != 0;
-        c.source = scope_source(kp_process_event_scope(p, i));
+        c.scope = kp_process_event_scope(p, i);
         c.native_name = kp_event_native_name(kp_process_event_at(p, i));
     }
     return counts;

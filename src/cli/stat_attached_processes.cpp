@@ -1,4 +1,4 @@
-#include "cli/attached_processes.hpp"
+#include "cli/stat_attached_processes.hpp"
 
 #include <fstream>
 
@@ -64,7 +64,7 @@ std::vector<ProcessEventCount> AttachedProcesses::read() {
         }
         for (size_t i = 0; i < sum.size(); ++i) {
             // Every CPU's count (Apple kperf) is the same for each process: once, not N times.
-            if (sum[i].source == "system") continue;
+            if (sum[i].scope == KP_PROCESS_SCOPE_SYSTEM) continue;
             sum[i].value += counts[i].value;
             sum[i].enabled_ns += counts[i].enabled_ns;
             sum[i].running_ns += counts[i].running_ns;
@@ -74,15 +74,15 @@ std::vector<ProcessEventCount> AttachedProcesses::read() {
     return sum;
 }
 
-std::vector<ThreadEventCounts> AttachedProcesses::read_threads() {
-    std::vector<ThreadEventCounts> rows;
+std::vector<ThreadCounts> AttachedProcesses::read_threads() {
+    std::vector<ThreadCounts> rows;
     for (size_t k = 0; k < processes_.size(); ++k) {
         kp_process_t *p = processes_[k];
-        // The per-event status and scope are the process's; the rows carry the values.
+        // The per-event status is the process's; the rows carry the values.
         const std::vector<ProcessEventCount> totals = read_counts(p);
         const size_t n = kp_process_event_count(p);
         for (size_t t = 0; t < kp_process_thread_count(p); ++t) {
-            ThreadEventCounts row;
+            ThreadCounts row;
             row.pid = kp_process_pid(p);
             std::vector<uint64_t> values(n);
             std::vector<uint8_t> complete(n);
@@ -93,12 +93,9 @@ std::vector<ThreadEventCounts> AttachedProcesses::read_threads() {
                                kExitStatFailed, rc);
             row.tid = tid;
             row.comm = t < comms_[k].size() ? comms_[k][t] : "?";
-            row.counts = totals;
-            for (size_t i = 0; i < n; ++i) {
-                row.counts[i].value = values[i];
-                row.counts[i].enabled_ns = 0;  // per-thread reads give no times
-                row.counts[i].running_ns = 0;
-            }
+            for (size_t i = 0; i < n; ++i)
+                row.values.push_back(totals[i].counted() ? std::optional<uint64_t>(values[i])
+                                                         : std::nullopt);
             rows.push_back(std::move(row));
         }
     }

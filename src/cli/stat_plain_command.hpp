@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/counted_command.hpp"
+#include "cli/stat_counted_command.hpp"
 
 namespace kpc_cli {
 

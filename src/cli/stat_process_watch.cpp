@@ -1,4 +1,4 @@
-#include "cli/process_watch.hpp"
+#include "cli/stat_process_watch.hpp"
 
 #include <poll.h>
 #include <signal.h>

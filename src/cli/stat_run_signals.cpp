@@ -1,4 +1,4 @@
-#include "cli/run_signals.hpp"
+#include "cli/stat_run_signals.hpp"
 
 #include <sys/wait.h>
 

@@ -1,4 +1,4 @@
-#include "cli/metrics.hpp"
+#include "cli/stat_metrics.hpp"
 
 namespace kpc_cli {
 namespace {

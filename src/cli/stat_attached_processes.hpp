@@ -9,18 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/counted_command.hpp"
+#include "cli/stat_counted_command.hpp"
 #include "kpc/kpc.h"
 
 namespace kpc_cli {
-
-// --per-thread: one counted thread of an attached process.
-struct ThreadEventCounts {
-    int pid = 0;
-    int tid = 0;
-    std::string comm;  // the thread's name when it was attached ("?" if unknown)
-    std::vector<ProcessEventCount> counts;  // per attached event
-};
 
 class AttachedProcesses {
 public:
@@ -35,8 +27,9 @@ public:
 
     // Per event, the sum over the processes, as perf stat -p sums them.
     std::vector<ProcessEventCount> read();
-    // Every counted thread's own counts (kp_process_read_thread), process by process.
-    std::vector<ThreadEventCounts> read_threads();
+    // Every counted thread's own counts (kp_process_read_thread), process by process, per
+    // attached event (unset where the process's count failed); comm "?" if unknown.
+    std::vector<ThreadCounts> read_threads();
     // How many threads read_threads() has rows for (0 where the backend has no per-thread
     // counts, as on Apple).
     size_t thread_count() const;

@@ -1,4 +1,4 @@
-#include "cli/welch_test.hpp"
+#include "cli/diff_welch_test.hpp"
 
 #include <cmath>
 
