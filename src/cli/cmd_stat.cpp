@@ -219,7 +219,11 @@ bool watch_intervals(ProcessWatch &watch, IntervalPrinter *printer, const Option
                 std::fprintf(stderr, "kpc: -I: no interval counts: %s\n", e.what());
                 printer = nullptr;
             }
-            next += o.interval_ms * 1e6;
+            // On the grid, unless this tick came late (kpc held back): then the grid starts
+            // again from now, so that no interval lasts less than half of -I.
+            const double interval = o.interval_ms * 1e6, now = now_ns();
+            next += interval;
+            if (next < now + interval / 2) next = now + interval;
             continue;
         }
         if (res == ProcessWatch::Result::timeout && refresh) {

@@ -302,6 +302,33 @@ class KpcAttachTest(unittest.TestCase):
         self.assertTrue(all(c > 0 for c in clock), clock)
         self.assertLessEqual(sum(clock), event(r, "task-clock")["value"]["mean"] * 1.001)
 
+    def test_stat_interval_late_tick_is_not_followed_by_empty_ones(self):
+        # kpc stopped for 5 intervals (SIGSTOP, as a loaded machine may hold it back): the
+        # interval that ends late is longer, and the next ones keep the grid. Catching up
+        # instead printed the missed ticks back to back, intervals of next to no time.
+        self.require_counting()
+        w = spin(1500)
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "report.json")
+                k = kpc_popen(["stat", "--json", "-o", path, "-I", "100", "-e", "task-clock",
+                               "-p", str(w.pid)])
+                time.sleep(0.35)
+                os.kill(k.pid, signal.SIGSTOP)
+                time.sleep(0.5)
+                os.kill(k.pid, signal.SIGCONT)
+                _, err = k.communicate(timeout=60)
+                self.assertEqual(k.returncode, 0, err)
+                with open(path) as f:
+                    r = json.load(f)
+        finally:
+            cpu_ns(w)
+        times = [iv["time_ns"] for iv in r["intervals"]]
+        self.assertGreaterEqual(len(times), 4, times)
+        gaps = [b - a for a, b in zip(times, times[1:])]
+        self.assertTrue(all(g >= 50e6 for g in gaps), gaps)  # none shorter than half of -I 100
+        self.assertTrue(any(g >= 400e6 for g in gaps), gaps)  # the stop made one long
+
     def test_stat_interval_usage_errors(self):
         for args in (["-I", "5"], ["-I", "abc"], ["-I", "100", "-r", "2"]):
             p = Kpc.run(["stat"] + args + ["--", "true"])
