@@ -30,7 +30,9 @@ echo 1 > /proc/sys/kernel/perf_user_access 2>/dev/null
 # fault per 2 MiB. The page-fault tests assume one per 4 KiB page, as on Debian's amd64.
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 
-echo "PMU-GUEST booted: $(uname -r), icount shift $KPC_PMU_GUEST_ICOUNT_SHIFT, $(grep -c ^processor /proc/cpuinfo) CPUs"
+# The guest time so far is mostly the kernel unpacking the initramfs: it grows with it.
+echo "PMU-GUEST booted: $(uname -r), icount shift $KPC_PMU_GUEST_ICOUNT_SHIFT, $(grep -c ^processor /proc/cpuinfo) CPUs, \
+$(cut -d ' ' -f 1 /proc/uptime) s of guest time"
 dmesg | grep -i 'hw perfevents' | sed 's/^/PMU-GUEST /'
 
 # One GoogleTest program: its output, then a result line per test (a skip with the reason

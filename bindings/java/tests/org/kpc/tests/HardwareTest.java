@@ -60,6 +60,9 @@ class HardwareTest {
                 long[] after = c.sample();
                 long cycles = Work.delta(before[0], after[0]);
                 long instructions = Work.delta(before[1], after[1]);
+                // Read by tests/pmu/guest/java_hardware.sh: on the emulated PMU cycles are
+                // exactly 2^N x instructions.
+                System.out.println("counted: " + instructions + " instructions, " + cycles + " cycles");
                 assertTrue(cycles > 1_000_000, "cycles grew by " + cycles + " over 20 ms of work");
                 assertTrue(instructions > 1_000_000, "instructions grew by " + instructions);
             }
