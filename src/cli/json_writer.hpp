@@ -60,6 +60,7 @@ private:
         bool empty = true;
     };
     void before_value();
+    void close(char bracket);  // end_object, end_array
     void newline();
     void write_string(std::string_view s);
 
