@@ -144,12 +144,9 @@ std::string json_report(const StatResultFile &base, const StatResultFile &change
         write_summary(w, "base", counted ? &d.base : nullptr);
         write_summary(w, "new", counted ? &d.changed : nullptr);
         w.field("change_pct", counted ? d.change_pct : std::nullopt);
-        w.key("p_value");
-        if (d.test) w.value(d.test->p_value); else w.null();
-        w.key("t");
-        if (d.test) w.value(d.test->t); else w.null();
-        w.key("degrees_of_freedom");
-        if (d.test) w.value(d.test->degrees_of_freedom); else w.null();
+        w.field("p_value", d.test ? std::optional(d.test->p_value) : std::nullopt);
+        w.field("t", d.test ? std::optional(d.test->t) : std::nullopt);
+        w.field("degrees_of_freedom", d.test ? std::optional(d.test->degrees_of_freedom) : std::nullopt);
         w.field("threshold_pct", d.threshold_pct);
         w.field("failed", d.failed);
         w.end_object();
