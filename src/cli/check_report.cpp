@@ -135,12 +135,7 @@ void print_check_json(kp_sampler_t *s, const Environment &env,
     j.begin_object();
     j.field("allowed", env.access_status == KP_OK);
     j.field("status", status_name(env.access_status));
-    if (env.access_status == KP_OK) {
-        j.key("reason");
-        j.null();
-    } else {
-        j.field("reason", env.access_reason);
-    }
+    j.field_or_null("reason", env.access_status != KP_OK, env.access_reason);
     j.end_object();
     j.key("kperf");
     if (!env.kperf) {
@@ -158,21 +153,11 @@ void print_check_json(kp_sampler_t *s, const Environment &env,
         j.key("lazy_buffer");
         j.begin_object();
         j.field("probed", k.lazy_buffer.probed);
-        if (k.lazy_buffer.probed) {
-            j.field("first_read", errno_label(k.lazy_buffer.first_errno));
-            j.field("retry", errno_label(k.lazy_buffer.retry_errno));
-            j.field("after_context_switch", errno_label(k.lazy_buffer.after_switch_errno));
-            j.key("reason");
-            j.null();
-        } else {
-            j.key("first_read");
-            j.null();
-            j.key("retry");
-            j.null();
-            j.key("after_context_switch");
-            j.null();
-            j.field("reason", k.lazy_buffer.not_probed_reason);
-        }
+        const bool probed = k.lazy_buffer.probed;
+        j.field_or_null("first_read", probed, errno_label(k.lazy_buffer.first_errno));
+        j.field_or_null("retry", probed, errno_label(k.lazy_buffer.retry_errno));
+        j.field_or_null("after_context_switch", probed, errno_label(k.lazy_buffer.after_switch_errno));
+        j.field_or_null("reason", !probed, k.lazy_buffer.not_probed_reason);
         j.end_object();
         j.end_object();
     }
@@ -185,11 +170,7 @@ void print_check_json(kp_sampler_t *s, const Environment &env,
         j.field("event", r.event);
         j.field("check", r.check);
         j.field("verdict", verdict_name(r.verdict));
-        j.key("counts_kernel");
-        if (r.counts_kernel < 0)
-            j.null();
-        else
-            j.value(r.counts_kernel == 1);
+        j.field_or_null("counts_kernel", r.counts_kernel >= 0, r.counts_kernel == 1);
         j.field("message", r.message);
         j.key("values");
         j.begin_object();

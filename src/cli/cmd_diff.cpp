@@ -108,12 +108,17 @@ void write_side(JsonWriter &w, const char *key, const StatResultFile &f) {
     w.end_object();
 }
 
-void write_summary(JsonWriter &w, const char *key, const Summary &s) {
+// null when `s` is null.
+void write_summary(JsonWriter &w, const char *key, const Summary *s) {
     w.key(key);
+    if (!s) {
+        w.null();
+        return;
+    }
     w.begin_object();
-    w.field("mean", s.mean);
-    w.field("stddev", s.stddev);
-    w.field("runs", static_cast<uint64_t>(s.values.size()));
+    w.field("mean", s->mean);
+    w.field("stddev", s->stddev);
+    w.field("runs", static_cast<uint64_t>(s->values.size()));
     w.end_object();
 }
 
@@ -136,22 +141,12 @@ std::string json_report(const StatResultFile &base, const StatResultFile &change
         w.field("name", std::string_view(d.name));
         w.field("unit", std::string_view(d.unit));
         w.field("verdict", change_verdict_name(d.verdict));
-        if (counted) {
-            write_summary(w, "base", d.base);
-            write_summary(w, "new", d.changed);
-        } else {
-            w.key("base");
-            w.null();
-            w.key("new");
-            w.null();
-        }
+        write_summary(w, "base", counted ? &d.base : nullptr);
+        write_summary(w, "new", counted ? &d.changed : nullptr);
         w.field("change_pct", counted ? d.change_pct : std::nullopt);
-        w.key("p_value");
-        if (d.test) w.value(d.test->p_value); else w.null();
-        w.key("t");
-        if (d.test) w.value(d.test->t); else w.null();
-        w.key("degrees_of_freedom");
-        if (d.test) w.value(d.test->degrees_of_freedom); else w.null();
+        w.field("p_value", d.test ? std::optional(d.test->p_value) : std::nullopt);
+        w.field("t", d.test ? std::optional(d.test->t) : std::nullopt);
+        w.field("degrees_of_freedom", d.test ? std::optional(d.test->degrees_of_freedom) : std::nullopt);
         w.field("threshold_pct", d.threshold_pct);
         w.field("failed", d.failed);
         w.end_object();

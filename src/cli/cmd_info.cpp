@@ -112,15 +112,8 @@ void print_json(kp_sampler_t *s, const Access &a, const CounterCounts &c, size_t
     j.field("allowed", a.status == KP_OK);
     j.field("status", status_name(a.status));
     j.field("code", a.status);
-    if (a.status == KP_OK) {
-        j.key("reason");
-        j.null();
-        j.key("fix");
-        j.null();
-    } else {
-        j.field("reason", a.reason);
-        j.field("fix", a.fix);
-    }
+    j.field_or_null("reason", a.status != KP_OK, a.reason);
+    j.field_or_null("fix", a.status != KP_OK, a.fix);
     j.end_object();
     j.key("user_reads");
     j.begin_object();

@@ -98,12 +98,6 @@ void print_text(kp_sampler_t *s) {
     write_stdout(out);
 }
 
-// A kperf string field: the text, or null when the event has none.
-void optional_string(JsonWriter &j, const char *key, const char *value) {
-    j.key(key);
-    j.value(value);  // NULL -> null
-}
-
 void print_json(kp_sampler_t *s) {
     std::string out;
     JsonWriter j(out);
@@ -130,22 +124,14 @@ void print_json(kp_sampler_t *s) {
         j.field("generic", kp_event_is_generic(e) != 0);
         j.field("kind", kind_name(kp_event_kind(e)));
         j.field("available", available);
-        j.key("unavailable_reason");
-        if (available)
-            j.null();
-        else
-            j.value(kp_event_unavailable_reason(e));
+        j.field_or_null("unavailable_reason", !available, kp_event_unavailable_reason(e));
         j.field("description", kp_event_description(e));
-        optional_string(j, "alias", kp_event_alias(e));
-        optional_string(j, "errata", kp_event_errata(e));
-        optional_string(j, "fallback", kp_event_fallback(e));
+        j.field("alias", kp_event_alias(e));  // null when none
+        j.field("errata", kp_event_errata(e));  // null when none
+        j.field("fallback", kp_event_fallback(e));  // null when none
         j.field("counters_mask", static_cast<uint64_t>(kp_event_counters_mask(e)));
         j.field("selector", kp_event_selector(e));
-        j.key("fixed_counter");
-        if (kp_event_fixed_counter(e) >= 0)
-            j.value(kp_event_fixed_counter(e));
-        else
-            j.null();
+        j.field_or_null("fixed_counter", kp_event_fixed_counter(e) >= 0, kp_event_fixed_counter(e));
         j.end_object();
     }
     j.end_array();

@@ -29,18 +29,9 @@ std::string counter_counts_text(const CounterCounts &c) {
 void write_counter_counts_json(JsonWriter &j, const CounterCounts &c) {
     j.key("counters");
     j.begin_object();
-    if (c.known) {
-        j.field("fixed", static_cast<uint64_t>(c.fixed));
-        j.field("configurable", static_cast<uint64_t>(c.configurable));
-        j.key("unknown_reason");
-        j.null();
-    } else {
-        j.key("fixed");
-        j.null();
-        j.key("configurable");
-        j.null();
-        j.field("unknown_reason", c.unknown);
-    }
+    j.field_or_null("fixed", c.known, static_cast<uint64_t>(c.fixed));
+    j.field_or_null("configurable", c.known, static_cast<uint64_t>(c.configurable));
+    j.field_or_null("unknown_reason", !c.known, c.unknown);
     j.end_object();
 }
 

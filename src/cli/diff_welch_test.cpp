@@ -14,23 +14,18 @@ double beta_continued_fraction(double a, double b, double x) {
     if (std::fabs(d) < tiny) d = tiny;
     d = 1 / d;
     double h = d;
+    // One Lentz step: the factor h is multiplied by.
+    auto lentz = [&](double numerator) {
+        d = 1 + numerator * d;
+        if (std::fabs(d) < tiny) d = tiny;
+        c = 1 + numerator / c;
+        if (std::fabs(c) < tiny) c = tiny;
+        d = 1 / d;
+        return d * c;
+    };
     for (int m = 1; m <= 300; ++m) {
-        // Even step.
-        double numerator = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
-        d = 1 + numerator * d;
-        if (std::fabs(d) < tiny) d = tiny;
-        c = 1 + numerator / c;
-        if (std::fabs(c) < tiny) c = tiny;
-        d = 1 / d;
-        h *= d * c;
-        // Odd step.
-        numerator = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
-        d = 1 + numerator * d;
-        if (std::fabs(d) < tiny) d = tiny;
-        c = 1 + numerator / c;
-        if (std::fabs(c) < tiny) c = tiny;
-        d = 1 / d;
-        double step = d * c;
+        h *= lentz(m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)));  // even step
+        double step = lentz(-(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)));  // odd step
         h *= step;
         if (std::fabs(step - 1) < 1e-15) break;
     }

@@ -20,16 +20,8 @@ void report_error(bool json, const std::string &message, int exit_status, int kp
     j.field("kpc_version", kp_version_string());
     j.field("message", message);
     j.field("exit_status", exit_status);
-    j.key("status");
-    if (kp_status != KP_OK)
-        j.value(status_name(kp_status));
-    else
-        j.null();
-    j.key("code");
-    if (kp_status != KP_OK)
-        j.value(kp_status);
-    else
-        j.null();
+    j.field_or_null("status", kp_status != KP_OK, status_name(kp_status));
+    j.field_or_null("code", kp_status != KP_OK, kp_status);
     j.end_object();
     std::fputs(out.c_str(), stderr);
 }

@@ -62,6 +62,12 @@ private:
 
     bool at_end() const { return pos_ >= s_.size(); }
     char peek() const { return at_end() ? '\0' : s_[pos_]; }
+    // Steps over `c` when it comes next.
+    bool eat(char c) {
+        if (peek() != c) return false;
+        ++pos_;
+        return true;
+    }
 
     void skip_space() {
         while (!at_end() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
@@ -111,10 +117,7 @@ private:
         v.type_ = JsonValue::Type::object;
         ++pos_;  // {
         skip_space();
-        if (peek() == '}') {
-            ++pos_;
-            return;
-        }
+        if (eat('}')) return;
         std::unordered_set<std::string> keys;  // a hostile file may hold millions of keys
         for (;;) {
             skip_space();
@@ -123,20 +126,13 @@ private:
             std::string key = string();
             if (!keys.insert(key).second) fail_at(key_at, "duplicate key \"" + key + "\"");
             skip_space();
-            if (peek() != ':') fail("expected ':' after a key");
-            ++pos_;
+            if (!eat(':')) fail("expected ':' after a key");
             skip_space();
             JsonValue member = value(depth);
             v.object_.emplace_back(std::move(key), std::move(member));
             skip_space();
-            if (peek() == ',') {
-                ++pos_;
-                continue;
-            }
-            if (peek() == '}') {
-                ++pos_;
-                return;
-            }
+            if (eat(',')) continue;
+            if (eat('}')) return;
             fail(at_end() ? "unexpected end of input inside an object" : "expected ',' or '}'");
         }
     }
@@ -145,22 +141,13 @@ private:
         v.type_ = JsonValue::Type::array;
         ++pos_;  // [
         skip_space();
-        if (peek() == ']') {
-            ++pos_;
-            return;
-        }
+        if (eat(']')) return;
         for (;;) {
             skip_space();
             v.array_.push_back(value(depth));
             skip_space();
-            if (peek() == ',') {
-                ++pos_;
-                continue;
-            }
-            if (peek() == ']') {
-                ++pos_;
-                return;
-            }
+            if (eat(',')) continue;
+            if (eat(']')) return;
             fail(at_end() ? "unexpected end of input inside an array" : "expected ',' or ']'");
         }
     }

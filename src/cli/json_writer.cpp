@@ -43,19 +43,14 @@ void JsonWriter::begin_array() {
     stack_.push_back({false});
 }
 
-void JsonWriter::end_object() {
-    bool empty = stack_.back().empty;
-    stack_.pop_back();
-    if (!empty) newline();
-    out_ += '}';
-    if (stack_.empty()) out_ += '\n';
-}
+void JsonWriter::end_object() { close('}'); }
+void JsonWriter::end_array() { close(']'); }
 
-void JsonWriter::end_array() {
+void JsonWriter::close(char bracket) {
     bool empty = stack_.back().empty;
     stack_.pop_back();
     if (!empty) newline();
-    out_ += ']';
+    out_ += bracket;
     if (stack_.empty()) out_ += '\n';
 }
 

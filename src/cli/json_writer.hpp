@@ -44,6 +44,15 @@ public:
         key(k);
         value(v);
     }
+    // key(k) followed by v when has, else null.
+    template <typename T>
+    void field_or_null(std::string_view k, bool has, const T &v) {
+        key(k);
+        if (has)
+            value(v);
+        else
+            null();
+    }
 
 private:
     struct Level {
@@ -51,6 +60,7 @@ private:
         bool empty = true;
     };
     void before_value();
+    void close(char bracket);  // end_object, end_array
     void newline();
     void write_string(std::string_view s);
 

@@ -101,17 +101,22 @@ std::string reasons_text(const StatResult &r) {
     return out;
 }
 
-void write_summary(JsonWriter &j, const char *key, const Summary &s) {
+// null when `s` is empty.
+void write_summary(JsonWriter &j, const char *key, const std::optional<Summary> &s) {
     j.key(key);
+    if (!s) {
+        j.null();
+        return;
+    }
     j.begin_object();
-    j.field("mean", s.mean);
-    j.field("stddev", s.stddev);
-    j.field("stddev_pct", s.stddev_pct);
-    j.field("min", s.min);
-    j.field("max", s.max);
+    j.field("mean", s->mean);
+    j.field("stddev", s->stddev);
+    j.field("stddev_pct", s->stddev_pct);
+    j.field("min", s->min);
+    j.field("max", s->max);
     j.key("values");
     j.begin_array();
-    for (double v : s.values) j.value(v);
+    for (double v : s->values) j.value(v);
     j.end_array();
     j.end_object();
 }
@@ -332,15 +337,9 @@ std::string stat_report_json(const StatResult &r) {
         j.end_object();
     }
     j.end_array();
-    if (r.user_ns.empty()) {  // -p, -a: not measured
-        j.key("user_ns");
-        j.null();
-        j.key("sys_ns");
-        j.null();
-    } else {
-        write_summary(j, "user_ns", summarize(r.user_ns));
-        write_summary(j, "sys_ns", summarize(r.sys_ns));
-    }
+    const bool timed = !r.user_ns.empty();  // -p, -a: not measured
+    write_summary(j, "user_ns", timed ? std::optional(summarize(r.user_ns)) : std::nullopt);
+    write_summary(j, "sys_ns", timed ? std::optional(summarize(r.sys_ns)) : std::nullopt);
     j.key("threads");  // --per-thread; empty otherwise
     j.begin_array();
     for (const ThreadCounts &t : r.threads) {
@@ -376,12 +375,7 @@ std::string stat_report_json(const StatResult &r) {
         j.field("source", e.scope < 0 ? nullptr : scope_source(e.scope));
         j.field("reason", counted ? std::nullopt : std::optional<std::string>(e.reason));
         j.field("unit", e.time_ns ? "ns" : "");
-        if (counted) {
-            write_summary(j, "value", summarize(e.values()));
-        } else {
-            j.key("value");
-            j.null();
-        }
+        write_summary(j, "value", counted ? std::optional(summarize(e.values())) : std::nullopt);
         j.key("raw_values");
         j.begin_array();
         if (counted)

@@ -27,6 +27,16 @@ int cloexec_pipe(int fds[2]) {
 #endif
 }
 
+// f(), again while it fails with EINTR; its last result.
+template <typename F>
+auto retry_eintr(F f) {
+    decltype(f()) r;
+    do {
+        r = f();
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
 void close_fd(int &fd) noexcept {
     if (fd >= 0) close(fd);
     fd = -1;
@@ -36,17 +46,11 @@ void close_fd(int &fd) noexcept {
 // other threads, whose locks the child inherits held).
 [[noreturn]] void child_main(int go_fd, int err_fd, char *const *argv) {
     char go = 0;
-    ssize_t n;
-    do {
-        n = read(go_fd, &go, 1);
-    } while (n < 0 && errno == EINTR);
+    ssize_t n = retry_eintr([&] { return read(go_fd, &go, 1); });
     if (n != 1) _exit(kExecFailed);  // the parent gave up before the exec
     execvp(argv[0], argv);
     int err = errno;
-    ssize_t w;
-    do {
-        w = write(err_fd, &err, sizeof err);
-    } while (w < 0 && errno == EINTR);
+    retry_eintr([&] { return write(err_fd, &err, sizeof err); });
     _exit(kExecFailed);
 }
 
@@ -110,17 +114,13 @@ void HeldChild::kill_and_reap() noexcept {
     // of its write end, and the child would then wait forever.
     kill(pid_, SIGKILL);
     int st;
-    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-    }
+    retry_eintr([&] { return waitpid(pid_, &st, 0); });
     reaped_ = true;
 }
 
 void HeldChild::exec() {
     char go = 1;
-    ssize_t w;
-    do {
-        w = write(go_fd_, &go, 1);
-    } while (w < 0 && errno == EINTR);
+    ssize_t w = retry_eintr([&] { return write(go_fd_, &go, 1); });
     int write_errno = errno;
     close_fd(go_fd_);
     if (w != 1) {
@@ -130,10 +130,7 @@ void HeldChild::exec() {
     }
     // EOF means the exec succeeded (the pipe is close-on-exec); an int is its errno.
     int exec_errno = 0;
-    ssize_t n;
-    do {
-        n = read(exec_err_fd_, &exec_errno, sizeof exec_errno);
-    } while (n < 0 && errno == EINTR);
+    ssize_t n = retry_eintr([&] { return read(exec_err_fd_, &exec_errno, sizeof exec_errno); });
     close_fd(exec_err_fd_);
     if (n != static_cast<ssize_t>(sizeof exec_errno)) return;
     kill_and_reap();
@@ -143,19 +140,13 @@ void HeldChild::exec() {
 
 int HeldChild::wait_exited() const noexcept {
     siginfo_t info;
-    int w;
-    do {
-        w = waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT);
-    } while (w < 0 && errno == EINTR);
+    int w = retry_eintr([&] { return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT); });
     return w == 0 ? 0 : errno;
 }
 
 ProcessExit HeldChild::reap() {
     int status = 0;
-    pid_t r;
-    do {
-        r = waitpid(pid_, &status, 0);
-    } while (r < 0 && errno == EINTR);
+    pid_t r = retry_eintr([&] { return waitpid(pid_, &status, 0); });
     int err = errno;
     reaped_ = true;
     if (r < 0)

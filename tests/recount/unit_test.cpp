@@ -3,7 +3,7 @@
 // auto rule (choose_apple_backend).
 #include <gtest/gtest.h>
 
-#include "backends/apple/libsystem_abi.hpp"
+#include "backends/apple/libsystem.hpp"
 #include "backends/apple/macos_version.hpp"
 #include "backends/recount/recount_abi.hpp"
 #include "backends/recount/recount_events.hpp"

@@ -1,7 +1,7 @@
 // Apple's private recount interface as the kernel lays it out (facts and sources:
 // docs/apple.md, "Without root: recount"): thread_selfcounts. Only constants and offsets:
 // every struct is a run of uint64_t words, read by index rather than declared as structs.
-// proc_pid_rusage and the timebase, which the kperf backend reads too: apple/libsystem_abi.hpp.
+// proc_pid_rusage and the timebase, which the kperf backend reads too: apple/libsystem.hpp.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/apple/libsystem_abi.hpp"
+#include "backends/apple/libsystem.hpp"
 #include "backends/recount/recount_abi.hpp"
 #include "backends/recount/recount_events.hpp"
 #include "core/backend.hpp"
