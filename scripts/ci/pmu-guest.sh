@@ -226,6 +226,7 @@ for t in "$BUILD"/tests/pmu/pmu_*_test "$BUILD/tests/perf_event/perf_event_kerne
     [ -x "$t" ] && cp "$t" "$GROOT/pmu/tests/"
 done
 ls "$ROOT"/tests/pmu/guest/*.sh >/dev/null 2>&1 && cp "$ROOT"/tests/pmu/guest/*.sh "$GROOT/pmu/checks/"
+cp -R "$ROOT/tests/pmu/guest/lib" "$GROOT/pmu/checks/lib"  # sourced by checks, not run
 # The workload also sits in /pmu/bin for the check scripts, with perf.
 cp "$BUILD/tests/pmu/pmu_workload" "$GROOT/pmu/bin/"
 cp "$PERF" "$GROOT/pmu/bin/perf"

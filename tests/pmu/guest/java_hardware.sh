@@ -11,7 +11,6 @@ for f in $J/classes $J/junit.jar; do
     [ -e "$f" ] || { echo "FAIL: $f is missing (pmu-guest.sh packs the binding's classes and JUnit)"; exit 1; }
 done
 [ -x "$PMU_BIN/kpc_test_pmu_probe" ] || { echo "FAIL: $PMU_BIN/kpc_test_pmu_probe is missing"; exit 1; }
-N=${KPC_PMU_GUEST_ICOUNT_SHIFT:?not in the emulated-PMU guest}
 cd /tmp || exit 1
 # As CTest runs it (bindings/java/CMakeLists.txt), plus what makes the JVM cheaper under
 # emulation: C1 only, the serial collector, no perf-data file.
@@ -24,8 +23,6 @@ cat /tmp/java_hardware.txt
 [ $rc = 0 ] || { echo "FAIL: the JVM exited $rc"; exit 1; }
 grep -q '^1 passed, 0 failed, 0 skipped$' /tmp/java_hardware.txt ||
     { echo "FAIL: HardwareTest did not pass alone"; exit 1; }
-# shellcheck disable=SC2046 # two numbers, split on purpose
-set -- $(sed -n 's/^counted: \([0-9]*\) instructions, \([0-9]*\) cycles$/\1 \2/p' /tmp/java_hardware.txt)
-[ $# = 2 ] || { echo "FAIL: no 'counted:' line: the test did not take its counting branch"; exit 1; }
-echo "instructions $1, cycles $2, shift $N"
-[ "$2" = $(( $1 << N )) ] || { echo "FAIL: cycles $2 != 2^$N x instructions $1 = $(( $1 << N ))"; exit 1; }
+# shellcheck source=lib/exact_counts.sh
+. /pmu/checks/lib/exact_counts.sh
+expect_exact_counts /tmp/java_hardware.txt

@@ -5,7 +5,6 @@
 # usage: sh rust_hardware.sh KPC   (in the guest; PMU_BIN holds kpc_rust_hardware.test)
 T=$PMU_BIN/kpc_rust_hardware.test
 [ -x "$T" ] || { echo "FAIL: $T is missing (pmu-guest.sh cross-builds it with cargo)"; exit 1; }
-N=${KPC_PMU_GUEST_ICOUNT_SHIFT:?not in the emulated-PMU guest}
 cd /tmp || exit 1
 rm -f /tmp/rust_skips.txt
 KPC_SKIP_LOG=/tmp/rust_skips.txt "$T" --show-output --test-threads=1 > /tmp/rust_hardware.txt 2>&1
@@ -15,8 +14,6 @@ cat /tmp/rust_hardware.txt
 [ ! -s /tmp/rust_skips.txt ] || { echo "FAIL: skipped here, where the PMU counts: $(cat /tmp/rust_skips.txt)"; exit 1; }
 grep -q '^test hardware_events_count_or_say_why_not \.\.\. ok$' /tmp/rust_hardware.txt ||
     { echo "FAIL: hardware_events_count_or_say_why_not did not pass"; exit 1; }
-# shellcheck disable=SC2046 # two numbers, split on purpose
-set -- $(sed -n 's/^counted: \([0-9]*\) instructions, \([0-9]*\) cycles$/\1 \2/p' /tmp/rust_hardware.txt)
-[ $# = 2 ] || { echo "FAIL: no 'counted:' line: the test did not take its counting branch"; exit 1; }
-echo "instructions $1, cycles $2, shift $N"
-[ "$2" = $(( $1 << N )) ] || { echo "FAIL: cycles $2 != 2^$N x instructions $1 = $(( $1 << N ))"; exit 1; }
+# shellcheck source=lib/exact_counts.sh
+. /pmu/checks/lib/exact_counts.sh
+expect_exact_counts /tmp/rust_hardware.txt
