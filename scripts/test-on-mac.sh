@@ -4,10 +4,10 @@
 #   sudo scripts/test-on-mac.sh            everything, including counting (needs root)
 #   scripts/test-on-mac.sh --no-root       only what needs no root: tests that count skip
 #
-# It builds into build-mac/ (as the user who ran sudo), runs the test suite (tests that
-# need root or a PMU run for real; the rest is the same as CI), then `kpc info`, `kpc list`
-# and `kpc check --json`, and writes the machine's identity, the kpc output, the test
-# summary and the check JSON to one report file whose path it prints at the end.
+# It builds into build-mac/ (as the user who ran sudo), runs the test suite (tests that need
+# root or a PMU run for real; the rest is the same as CI) and the Swift binding's hardware
+# test, then `kpc info`, `kpc list` and `kpc check --json`, and writes all that and the
+# machine's identity to one report file whose path it prints at the end.
 # Needs Xcode's command-line tools, CMake, Ninja and GoogleTest (scripts/ci/deps.sh).
 set -eu
 
@@ -66,6 +66,21 @@ tests_status=0
 section "tests (ctest; full log: $tests_log)"
 grep -E '^[0-9]+% tests passed|^[[:space:]]+[0-9]+ - |^skipped: |test\(s\) skipped' "$tests_log" >>"$report" || true
 echo "[exit $tests_status]" >>"$report"
+
+# The Swift binding's hardware test: it counts only here (Linux CI has no PMU, and no arm64
+# Swift runtime for its emulated one). Built as the user, run as whoever runs this script.
+section "swift: KpcTests.HardwareTests"
+if command -v swift >/dev/null 2>&1; then
+  swift_scratch="$build/swift"
+  swift_status=0
+  as_user swift build --package-path "$src" --scratch-path "$swift_scratch" --build-tests >>"$report" 2>&1 &&
+    swift test --package-path "$src" --scratch-path "$swift_scratch" --skip-build \
+      --filter 'KpcTests.HardwareTests/' >>"$report" 2>&1 ||
+    swift_status=$?
+  echo "[exit $swift_status]" >>"$report"
+else
+  echo "swift not found (install Xcode or its command-line tools): not run" >>"$report"
+fi
 
 section "kpc check --json"
 record "$kpc" check --json
